@@ -1,0 +1,77 @@
+#pragma once
+// The cluster spec (DESIGN.md "Inputs", `dlsim.cluster/1`): GPU types, node types, racks, and the
+// nodes they expand into. Network fields are accepted and kept for the network model (later issue).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlsim {
+
+using GpuTypeIdx = std::uint32_t;
+using NodeIdx = std::uint32_t;
+using GpuIdx = std::uint32_t;
+
+/// At most this many GPU types, so a set of types fits one 64-bit mask.
+inline constexpr std::size_t kMaxGpuTypes = 64;
+using GpuTypeMask = std::uint64_t;
+
+struct GpuType {
+    std::string name;
+    std::vector<std::string> aliases;  ///< other names (traces, profiles), matched case-insensitively
+    double mem_gb = 0, peak_tflops = 0, power_w = 0, price_hr = 0;  ///< 0 = not given
+};
+
+struct NodeType {
+    std::string name;
+    GpuTypeIdx gpu_type = 0;
+    int gpus = 0;
+    int cpus = 0;
+    double mem_gb = 0;
+};
+
+struct Node {
+    std::uint32_t node_type = 0;
+    GpuTypeIdx gpu_type = 0;
+    int gpus = 0;
+    GpuIdx first_gpu = 0;  ///< the node's GPUs are first_gpu .. first_gpu + gpus - 1
+    std::uint32_t rack = 0;
+};
+
+class Cluster {
+public:
+    std::string name;
+    std::vector<GpuType> gpu_types;
+    std::vector<NodeType> node_types;
+    std::vector<Node> nodes;  ///< in spec order: racks in order, nodes in order within a rack
+    std::uint32_t num_racks = 0;
+    GpuTypeIdx reference_gpu_type = 0;
+
+    std::size_t num_gpus() const { return gpu_of_.size(); }
+    /// GPUs of one type in the whole cluster.
+    int gpus_of_type(GpuTypeIdx t) const { return gpus_of_type_[t]; }
+    /// The largest node (in GPUs) of one type.
+    int max_node_gpus(GpuTypeIdx t) const { return max_node_gpus_[t]; }
+    NodeIdx node_of_gpu(GpuIdx g) const { return gpu_of_[g]; }
+    /// A GPU type by its name or an alias, case-insensitively.
+    std::optional<GpuTypeIdx> find_gpu_type(std::string_view name) const;
+
+    /// Derives the per-GPU and per-type tables from `nodes`; called by the loader.
+    void finalize();
+
+private:
+    std::vector<NodeIdx> gpu_of_;
+    std::vector<int> gpus_of_type_;
+    std::vector<int> max_node_gpus_;
+};
+
+/// Loads and validates a cluster spec; errors name the file and the field path.
+Cluster load_cluster(const std::string& path);
+/// Same from text; `origin` names it in messages.
+Cluster parse_cluster(const std::string& text, const std::string& origin);
+
+/// Lower-cases ASCII, for the case-insensitive name matching of GPU types.
+std::string lower_ascii(std::string_view s);
+
+}  // namespace dlsim

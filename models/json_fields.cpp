@@ -1,0 +1,84 @@
+#include "models/json_fields.hpp"
+
+#include "models/input_error.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace dlsim::json_fields {
+
+Json parse_text(const std::string& text, const std::string& origin) {
+    try {
+        return Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        // Turn the byte offset into line:column, which is what a person looks for.
+        std::size_t line = 1, col = 1;
+        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+            if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+        }
+        if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+            throw InputError(fmt::format("{}: empty file, expected a JSON object", origin));
+        std::string what = e.what();
+        auto pos = what.find("syntax error");
+        throw InputError(fmt::format("{}:{}:{}: invalid JSON: {}", origin, line, col,
+                                     pos == std::string::npos ? what : what.substr(pos)));
+    }
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(fmt::format("{}: cannot open file", path));
+    std::stringstream buf;
+    buf << in.rdbuf();
+    return buf.str();
+}
+
+Json parse_file(const std::string& path) { return parse_text(read_file(path), path); }
+
+void fail(const std::string& file, const std::string& path, std::string_view expected, const Json* got) {
+    if (got == nullptr) throw InputError(fmt::format("{}: {}: expected {}", file, path, expected));
+    std::string shown = got->dump();
+    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+    throw InputError(fmt::format("{}: {}: expected {}, got {}", file, path, expected, shown));
+}
+
+void check_keys(const Json& obj, const std::string& file, const std::string& path,
+                std::initializer_list<std::string_view> allowed) {
+    for (const auto& [key, value] : obj.items()) {
+        bool known = false;
+        for (auto a : allowed) known = known || a == key;
+        if (!known) {
+            std::string list;
+            for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+            throw InputError(fmt::format("{}: {}: unknown field \"{}\" (expected one of: {})", file,
+                                         path.empty() ? "(top level)" : path, key, list));
+        }
+    }
+}
+
+const Json& require_object(const Json& v, const std::string& file, const std::string& path) {
+    if (!v.is_object()) fail(file, path, "a JSON object", &v);
+    return v;
+}
+
+double number(const Json& v, const std::string& file, const std::string& path, double min_value) {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < min_value)
+        fail(file, path, fmt::format("a number >= {}", min_value), &v);
+    return v.get<double>();
+}
+
+long long integer(const Json& v, const std::string& file, const std::string& path, long long min_value) {
+    if (!v.is_number_integer() || v.get<long long>() < min_value)
+        fail(file, path, fmt::format("an integer >= {}", min_value), &v);
+    return v.get<long long>();
+}
+
+std::string string(const Json& v, const std::string& file, const std::string& path) {
+    if (!v.is_string() || v.get<std::string>().empty()) fail(file, path, "a non-empty string", &v);
+    return v.get<std::string>();
+}
+
+}  // namespace dlsim::json_fields

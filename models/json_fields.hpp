@@ -1,0 +1,37 @@
+#pragma once
+// Typed, path-named access to JSON input files. Every error names the file, the field path and
+// what was expected. Include only from the few loaders that parse JSON (build time).
+#include <nlohmann/json.hpp>
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace dlsim::json_fields {
+
+/// Objects keep the file's key order: "cluster order" of GPU types is the order they are written in.
+using Json = nlohmann::ordered_json;
+
+/// A whole file as text; a missing file is an InputError.
+std::string read_file(const std::string& path);
+
+/// Parses a whole file; a syntax error becomes an InputError with file:line:column.
+Json parse_file(const std::string& path);
+
+/// Parses text that came from `origin` (a file name, for messages).
+Json parse_text(const std::string& text, const std::string& origin);
+
+/// Throws an InputError "<file>: <path>: expected <what>, got <value>".
+[[noreturn]] void fail(const std::string& file, const std::string& path, std::string_view expected,
+                       const Json* got = nullptr);
+
+/// Rejects keys outside `allowed` (catches typos such as "gpu" for "gpus").
+void check_keys(const Json& obj, const std::string& file, const std::string& path,
+                std::initializer_list<std::string_view> allowed);
+
+const Json& require_object(const Json& v, const std::string& file, const std::string& path);
+double number(const Json& v, const std::string& file, const std::string& path, double min_value);
+long long integer(const Json& v, const std::string& file, const std::string& path, long long min_value);
+std::string string(const Json& v, const std::string& file, const std::string& path);
+
+}  // namespace dlsim::json_fields

@@ -1,0 +1,86 @@
+#include "models/profile.hpp"
+
+#include "models/cluster.hpp"
+#include "models/input_error.hpp"
+#include "models/json_fields.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace dlsim {
+
+namespace jf = json_fields;
+
+std::optional<std::uint32_t> ProfileSet::find_model(const std::string& name) const {
+    for (std::uint32_t i = 0; i < models.size(); ++i)
+        if (models[i].name == name) return i;
+    return std::nullopt;
+}
+
+bool ProfileSet::names_gpu_type(const std::string& lower_name) const {
+    for (const auto& m : models)
+        if (m.throughput.count(lower_name) != 0) return true;
+    return false;
+}
+
+ProfileSet parse_profiles(const std::string& text, const std::string& file) {
+    const jf::Json doc = jf::parse_text(text, file);
+    jf::require_object(doc, file, "(top level)");
+    jf::check_keys(doc, file, "", {"schema", "source", "units", "description", "models"});
+    if (doc.contains("schema") && doc["schema"] != "dlsim.profile/1")
+        jf::fail(file, "schema", "\"dlsim.profile/1\"", &doc["schema"]);
+    ProfileSet set;
+    if (doc.contains("source")) set.source = jf::string(doc["source"], file, "source");
+    if (doc.contains("units") && doc["units"] != "iterations/s")
+        jf::fail(file, "units", "\"iterations/s\"", &doc["units"]);
+    if (!doc.contains("models")) jf::fail(file, "models", "an object of models");
+    const auto& models = jf::require_object(doc["models"], file, "models");
+    if (models.empty()) jf::fail(file, "models", "at least one model", &models);
+
+    for (const auto& [name, v] : models.items()) {
+        const std::string path = "models." + name;
+        jf::require_object(v, file, path);
+        jf::check_keys(v, file, path, {"params", "grad_dtype", "mem_gb", "throughput", "throughput_n", "description", "source"});
+        ModelProfile m;
+        m.name = name;
+        if (v.contains("params")) m.params = jf::integer(v["params"], file, path + ".params", 1);
+        if (v.contains("grad_dtype")) {
+            const std::string dt = jf::string(v["grad_dtype"], file, path + ".grad_dtype");
+            if (dt == "fp32") m.grad_bytes_per_param = 4;
+            else if (dt == "fp16" || dt == "bf16") m.grad_bytes_per_param = 2;
+            else jf::fail(file, path + ".grad_dtype", "one of fp32, fp16, bf16", &v["grad_dtype"]);
+        }
+        if (v.contains("mem_gb")) m.mem_gb = jf::number(v["mem_gb"], file, path + ".mem_gb", 0);
+        if (!v.contains("throughput"))
+            jf::fail(file, path + ".throughput", "an object of single-GPU iterations/s by GPU type");
+        const auto& thr = jf::require_object(v["throughput"], file, path + ".throughput");
+        bool any = false;
+        for (const auto& [type, x] : thr.items()) {
+            const double rate = jf::number(x, file, path + ".throughput." + type, 0);
+            m.throughput[lower_ascii(type)] = rate;
+            any = any || rate > 0;
+        }
+        if (!any) jf::fail(file, path + ".throughput", "a positive throughput on at least one GPU type", &thr);
+        if (v.contains("throughput_n")) {
+            const auto& tn = jf::require_object(v["throughput_n"], file, path + ".throughput_n");
+            for (const auto& [type, points] : tn.items()) {
+                const std::string tpath = path + ".throughput_n." + type;
+                jf::require_object(points, file, tpath);
+                for (const auto& [count, x] : points.items()) {
+                    int n = 0;
+                    auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
+                    if (ec != std::errc() || ptr != count.data() + count.size() || n < 1)
+                        jf::fail(file, tpath + "." + count, "a GPU count (positive integer) as the key");
+                    m.throughput_n[lower_ascii(type)][n] = jf::number(x, file, tpath + "." + count, 0);
+                }
+            }
+        }
+        set.models.push_back(std::move(m));
+    }
+    return set;
+}
+
+ProfileSet load_profiles(const std::string& path) { return parse_profiles(jf::read_file(path), path); }
+
+}  // namespace dlsim

@@ -1,0 +1,33 @@
+// The built-in policies and placers, registered explicitly.
+#include "policies/consolidated_placer.hpp"
+#include "policies/fifo.hpp"
+#include "policies/registry.hpp"
+#include "policies/srtf.hpp"
+
+namespace dlsim {
+
+namespace {
+
+ParamSpec type_order_param() {
+    return {"type_order", ParamType::Choice, "fastest",
+            "which GPU type a job gets: the fastest for its model that has room, or the first in cluster order",
+            {"fastest", "spec"}};
+}
+
+}  // namespace
+
+void register_builtin_policies(PolicyRegistry& r) {
+    r.add({"fifo", "strict first-come-first-served: nothing overtakes the head of the queue; no preemption",
+           {type_order_param()},
+           [](const Params& p) { return std::make_unique<FifoPolicy>(parse_type_order(p.get("type_order"))); }});
+    r.add({"srtf", "preemptive shortest remaining time first (oracle on remaining work), greedy fill",
+           {type_order_param()},
+           [](const Params& p) { return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order"))); }});
+}
+
+void register_builtin_placers(PlacerRegistry& r) {
+    r.add({"consolidated", "fewest nodes (best fit), then fewest racks; ties to the lowest node id", {},
+           [](const Params&) { return std::make_unique<ConsolidatedPlacer>(); }});
+}
+
+}  // namespace dlsim

@@ -1,0 +1,105 @@
+#include "policies/registry.hpp"
+
+#include "models/input_error.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+namespace dlsim {
+
+const std::string& Params::get(const std::string& name) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) throw InternalError("undeclared parameter '" + name + "' read");
+    return it->second.second;
+}
+
+long long Params::get_int(const std::string& name) const { return std::stoll(get(name)); }
+double Params::get_double(const std::string& name) const { return std::stod(get(name)); }
+bool Params::get_bool(const std::string& name) const { return get(name) == "true"; }
+
+namespace {
+
+std::string check_value(const std::string& owner, const ParamSpec& spec, const std::string& v) {
+    auto bad = [&](std::string_view expected) -> std::string {
+        throw InputError(fmt::format("{}: parameter {}: expected {}, got '{}'", owner, spec.name, expected, v));
+    };
+    switch (spec.type) {
+        case ParamType::Int: {
+            long long x = 0;
+            auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+            if (v.empty() || ec != std::errc() || p != v.data() + v.size()) return bad("an integer");
+            return std::to_string(x);
+        }
+        case ParamType::Double: {
+            double x = 0;
+            auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+            if (v.empty() || ec != std::errc() || p != v.data() + v.size() || !std::isfinite(x)) return bad("a number");
+            return fmt::format("{}", x);
+        }
+        case ParamType::Bool:
+            if (v == "true" || v == "1") return "true";
+            if (v == "false" || v == "0") return "false";
+            return bad("true or false");
+        case ParamType::Choice:
+            for (const auto& c : spec.choices)
+                if (c == v) return v;
+            return bad(fmt::format("one of {}", fmt::join(spec.choices, ", ")));
+    }
+    return v;
+}
+
+}  // namespace
+
+Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& specs,
+                      const std::map<std::string, std::string>& raw) {
+    Params p;
+    for (const auto& [name, value] : raw) {
+        const ParamSpec* spec = nullptr;
+        for (const auto& s : specs)
+            if (s.name == name) spec = &s;
+        if (spec == nullptr) {
+            std::vector<std::string> names;
+            for (const auto& s : specs) names.push_back(s.name);
+            throw InputError(fmt::format("{}: unknown parameter '{}' (valid: {})", owner, name,
+                                         names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+        }
+        p.values_[name] = {spec->type, check_value(owner, *spec, value)};
+    }
+    for (const auto& s : specs)
+        if (!p.values_.count(s.name)) p.values_[s.name] = {s.type, s.default_value};
+    return p;
+}
+
+template <class T>
+const RegistryEntry<T>& Registry<T>::find(const std::string& name) const {
+    for (const auto& e : entries_)
+        if (e.name == name) return e;
+    std::vector<std::string> names;
+    for (const auto& e : entries_) names.push_back(e.name);
+    throw InputError(fmt::format("unknown {} '{}' (valid: {})", kind_, name, fmt::join(names, ", ")));
+}
+
+template class Registry<Policy>;
+template class Registry<Placer>;
+
+const PolicyRegistry& builtin_policies() {
+    static const PolicyRegistry registry = [] {
+        PolicyRegistry r("policy");
+        register_builtin_policies(r);
+        return r;
+    }();
+    return registry;
+}
+
+const PlacerRegistry& builtin_placers() {
+    static const PlacerRegistry registry = [] {
+        PlacerRegistry r("placement");
+        register_builtin_placers(r);
+        return r;
+    }();
+    return registry;
+}
+
+}  // namespace dlsim

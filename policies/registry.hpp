@@ -1,0 +1,78 @@
+#pragma once
+// Policies and placers by name (STYLE.md lesson 6): a one-line description, typed parameters with
+// defaults, and a factory. Shared by the CLI and run configs; an unknown name lists the valid ones.
+#include "policies/policy.hpp"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dlsim {
+
+enum class ParamType { Int, Double, Bool, Choice };
+
+struct ParamSpec {
+    std::string name;
+    ParamType type;
+    std::string default_value;
+    std::string description;
+    std::vector<std::string> choices;  ///< for ParamType::Choice
+};
+
+/// Parameter values after validation: every declared parameter present, each checked against its type.
+class Params {
+public:
+    const std::string& get(const std::string& name) const;
+    long long get_int(const std::string& name) const;
+    double get_double(const std::string& name) const;
+    bool get_bool(const std::string& name) const;
+    /// name -> (type, canonical text), in name order: what the result's config echoes.
+    const std::map<std::string, std::pair<ParamType, std::string>>& values() const { return values_; }
+
+private:
+    friend Params resolve_params(const std::string&, const std::vector<ParamSpec>&,
+                                 const std::map<std::string, std::string>&);
+    std::map<std::string, std::pair<ParamType, std::string>> values_;
+};
+
+/// Checks raw k=v values against the specs (unknown names and bad values are InputErrors naming
+/// `owner`, the parameter and what was expected) and fills in defaults.
+Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& specs,
+                      const std::map<std::string, std::string>& raw);
+
+template <class T>
+struct RegistryEntry {
+    std::string name;
+    std::string description;
+    std::vector<ParamSpec> params;
+    std::function<std::unique_ptr<T>(const Params&)> make;
+};
+
+template <class T>
+class Registry {
+public:
+    explicit Registry(std::string kind) : kind_(std::move(kind)) {}
+    void add(RegistryEntry<T> e) { entries_.push_back(std::move(e)); }
+    /// The entry, or an InputError naming the valid ones.
+    const RegistryEntry<T>& find(const std::string& name) const;
+    const std::vector<RegistryEntry<T>>& entries() const { return entries_; }
+
+private:
+    std::string kind_;
+    std::vector<RegistryEntry<T>> entries_;
+};
+
+using PolicyRegistry = Registry<Policy>;
+using PlacerRegistry = Registry<Placer>;
+
+/// Explicit registration (static self-registration is silently dropped from static libraries).
+void register_builtin_policies(PolicyRegistry& registry);
+void register_builtin_placers(PlacerRegistry& registry);
+
+/// Both registries with every built-in entry.
+const PolicyRegistry& builtin_policies();
+const PlacerRegistry& builtin_placers();
+
+}  // namespace dlsim

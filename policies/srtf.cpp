@@ -1,0 +1,68 @@
+#include "policies/srtf.hpp"
+
+#include <algorithm>
+
+namespace dlsim {
+
+SrtfPolicy::Key SrtfPolicy::waiting_key(const ClusterView& view, JobIdx j) const {
+    const JobInfo& job = view.job(j);
+    const double rate = view.rates().rate(job.model, fastest_type(view, job), job.num_gpus);
+    return {job.remaining_at(view.now()) / rate, job.submit, j};
+}
+
+void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
+    const Time now = view.now();
+    for (JobIdx j : changes.arrived) waiting_.insert(waiting_key(view, j));
+
+    running_.clear();
+    for (JobIdx j : view.running_jobs()) {
+        const JobInfo& job = view.job(j);
+        running_.emplace_back(to_seconds(job.finish - now), job.submit, j);
+    }
+    std::sort(running_.begin(), running_.end());
+
+    const Cluster& cluster = view.cluster();
+    capacity_.resize(cluster.gpu_types.size());
+    int unclaimed = 0;
+    for (GpuTypeIdx t = 0; t < capacity_.size(); ++t) unclaimed += capacity_[t] = cluster.gpus_of_type(t);
+
+    to_preempt_.clear();
+    to_start_.clear();
+    start_type_.clear();
+    auto w = waiting_.begin();
+    auto r = running_.begin();
+    while (r != running_.end() || (w != waiting_.end() && unclaimed > 0)) {
+        const bool take_running = r != running_.end() && (w == waiting_.end() || unclaimed == 0 || *r < *w);
+        if (take_running) {
+            const JobInfo& job = view.job(std::get<2>(*r));
+            if (capacity_[job.gpu_type] >= job.alloc_gpus) {
+                capacity_[job.gpu_type] -= job.alloc_gpus;
+                unclaimed -= job.alloc_gpus;
+            } else {
+                to_preempt_.push_back(std::get<2>(*r));
+            }
+            ++r;
+        } else {
+            const JobIdx j = std::get<2>(*w);
+            const JobInfo& job = view.job(j);
+            if (auto t = pick_type(view, job, order_, capacity_)) {
+                capacity_[*t] -= job.num_gpus;
+                unclaimed -= job.num_gpus;
+                to_start_.push_back(j);
+                start_type_.push_back(*t);
+                w = waiting_.erase(w);
+            } else {
+                ++w;
+            }
+        }
+    }
+    // Preemptions first, so the starts find their GPUs free.
+    for (JobIdx j : to_preempt_) {
+        out.preempt(j);
+        waiting_.insert(waiting_key(view, j));
+    }
+    for (std::size_t i = 0; i < to_start_.size(); ++i)
+        out.start(to_start_[i], start_type_[i], view.job(to_start_[i]).num_gpus);
+}
+
+}  // namespace dlsim

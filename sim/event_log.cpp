@@ -1,0 +1,28 @@
+#include "sim/event_log.hpp"
+
+#include "models/input_error.hpp"
+#include "sim/json_out.hpp"
+
+namespace dlsim {
+
+EventLog::EventLog(const std::string& path, const Trace& trace, const Cluster& cluster)
+    : file_(std::fopen(path.c_str(), "w")), trace_(trace), cluster_(cluster) {
+    if (file_ == nullptr) throw InputError(path + ": cannot write the event log");
+}
+
+EventLog::~EventLog() { std::fclose(file_); }
+
+void EventLog::line(Time t, const char* what, JobIdx j, const std::string& extra) {
+    fmt::print(file_, "{{\"time\":{},\"event\":\"{}\",\"job_id\":{}{}}}\n", json_out::number(to_seconds(t)), what,
+               json_out::quote(trace_.jobs[j].id), extra);
+}
+
+void EventLog::on_start(Time t, JobIdx j, const JobInfo& job, std::span<const NodeShare> shares) {
+    std::string extra = fmt::format(",\"gpu_type\":{},\"gpus\":{},\"nodes\":[",
+                                    json_out::quote(cluster_.gpu_types[job.gpu_type].name), job.alloc_gpus);
+    for (std::size_t i = 0; i < shares.size(); ++i)
+        extra += fmt::format("{}[{},{}]", i ? "," : "", shares[i].node, shares[i].gpus);
+    line(t, "start", j, extra + "]");
+}
+
+}  // namespace dlsim

@@ -1,0 +1,110 @@
+#include "sim/job_spec.hpp"
+
+#include "models/input_error.hpp"
+
+#include <fmt/format.h>
+
+namespace dlsim {
+
+ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
+                          const RateModel& rates, bool strict) {
+    ResolvedJobs out;
+    out.jobs.reserve(trace.jobs.size());
+    std::map<StrId, ModelIdx> model_of;      // interned name -> profile index
+    std::map<StrId, GpuTypeMask> allowed_of; // interned "a|b" -> mask of cluster types
+    const GpuTypeMask all_types =
+        cluster.gpu_types.size() == 64 ? ~GpuTypeMask{0} : (GpuTypeMask{1} << cluster.gpu_types.size()) - 1;
+
+    for (std::uint32_t i = 0; i < trace.jobs.size(); ++i) {
+        const JobRecord& r = trace.jobs[i];
+        auto where = [&](std::string_view column) { return fmt::format("{}:{}: column '{}'", trace.path, r.line, column); };
+        JobSpec s;
+        s.submit = to_time(r.submit_time);
+        s.num_gpus = r.num_gpus;
+
+        if (r.model != 0) {
+            auto it = model_of.find(r.model);
+            if (it == model_of.end()) {
+                auto m = profiles.find_model(trace.strings[r.model]);
+                if (!m) {
+                    std::string known;
+                    for (std::size_t k = 0; k < profiles.models.size() && k < 6; ++k)
+                        known += (k ? "; " : "") + profiles.models[k].name;
+                    if (profiles.models.size() > 6) known += "; ...";
+                    throw InputError(fmt::format("{}: model '{}' is not in the throughput profile (known: {})",
+                                                 where("model"), trace.strings[r.model], known));
+                }
+                it = model_of.emplace(r.model, *m).first;
+            }
+            s.model = it->second;
+        }
+
+        GpuTypeMask allowed = all_types;
+        if (r.allowed_gpu_types != 0) {
+            auto it = allowed_of.find(r.allowed_gpu_types);
+            if (it == allowed_of.end()) {
+                GpuTypeMask mask = 0;
+                const std::string& list = trace.strings[r.allowed_gpu_types];
+                for (std::size_t start = 0;;) {
+                    const std::size_t cut = list.find('|', start);
+                    const std::string name = list.substr(start, cut == std::string::npos ? cut : cut - start);
+                    if (auto t = cluster.find_gpu_type(name)) mask |= GpuTypeMask{1} << *t;
+                    else if (!profiles.names_gpu_type(lower_ascii(name)))
+                        throw InputError(fmt::format("{}: GPU type '{}' is known neither to the cluster nor to the profile",
+                                                     where("allowed_gpu_types"), name));
+                    if (cut == std::string::npos) break;
+                    start = cut + 1;
+                }
+                it = allowed_of.emplace(r.allowed_gpu_types, mask).first;
+            }
+            allowed = it->second;
+        }
+
+        if (r.work > 0) {
+            s.work = r.work;
+        } else {
+            double single = 0;
+            std::string type_name;
+            if (r.gpu_type != 0) {
+                type_name = trace.strings[r.gpu_type];
+                auto x = rates.single_by_name(s.model, type_name);
+                if (!x)
+                    throw InputError(fmt::format("{}: GPU type '{}' is known neither to the cluster nor to the profile",
+                                                 where("gpu_type"), type_name));
+                single = *x;
+            } else {
+                type_name = cluster.gpu_types[cluster.reference_gpu_type].name + " (the cluster's reference type)";
+                single = rates.single(s.model, cluster.reference_gpu_type);
+            }
+            if (single <= 0)
+                throw InputError(fmt::format("{}: model '{}' has no throughput on {}, so its duration cannot be turned "
+                                             "into work (give gpu_type or work)",
+                                             where("gpu_type"), profiles.models[s.model].name, type_name));
+            s.work = r.duration * s.num_gpus * single;
+        }
+
+        GpuTypeMask can_run = 0;
+        int widest = 0;
+        for (GpuTypeIdx t = 0; t < cluster.gpu_types.size(); ++t) {
+            if (!((allowed >> t) & 1) || rates.single(s.model, t) <= 0) continue;
+            can_run |= GpuTypeMask{1} << t;
+            widest = std::max(widest, cluster.gpus_of_type(t));
+            if (cluster.gpus_of_type(t) >= s.num_gpus) s.runnable |= GpuTypeMask{1} << t;
+        }
+        if (s.runnable == 0) {
+            std::string why = can_run == 0
+                ? (s.model == kNoModel ? std::string("no GPU type it may use is in this cluster")
+                                       : fmt::format("model '{}' has no throughput on any GPU type of this cluster it may use",
+                                                     profiles.models[s.model].name))
+                : fmt::format("needs {} GPUs but the largest GPU type it may use has {}", s.num_gpus, widest);
+            if (strict)
+                throw InputError(fmt::format("{}:{}: job '{}' can never run on this cluster (--strict): {}", trace.path,
+                                             r.line, r.id, why));
+            out.rejected.emplace(i, std::move(why));
+        }
+        out.jobs.push_back(s);
+    }
+    return out;
+}
+
+}  // namespace dlsim

@@ -1,0 +1,34 @@
+#pragma once
+// Trace records resolved against the cluster and the profiles: work in iterations, model index,
+// the GPU types each job may run on, and whether it can ever run here (DESIGN.md "Rules of the model").
+#include "models/cluster.hpp"
+#include "models/profile.hpp"
+#include "models/rate_model.hpp"
+#include "models/sim_time.hpp"
+#include "traces/job_record.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dlsim {
+
+struct JobSpec {
+    Time submit = 0;
+    double work = 0;            ///< iterations
+    ModelIdx model = kNoModel;
+    int num_gpus = 1;
+    GpuTypeMask runnable = 0;   ///< allowed, rate > 0, and enough GPUs of that type in the cluster
+};
+
+struct ResolvedJobs {
+    std::vector<JobSpec> jobs;                       ///< in trace order
+    std::map<std::uint32_t, std::string> rejected;   ///< job index -> why it can never run here
+};
+
+/// Resolves every record; a record that names an unknown model or GPU type, or whose duration cannot
+/// be turned into work, is an InputError with file:line. With `strict`, so is a job that can never run.
+ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
+                          const RateModel& rates, bool strict);
+
+}  // namespace dlsim

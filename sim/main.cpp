@@ -1,0 +1,3 @@
+#include "sim/cli.hpp"
+
+int main(int argc, char** argv) { return dlsim::cli_main(argc, argv); }

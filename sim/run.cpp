@@ -1,0 +1,247 @@
+#include "sim/run.hpp"
+
+#include "models/input_error.hpp"
+#include "models/json_fields.hpp"
+#include "models/rate_model.hpp"
+#include "policies/registry.hpp"
+#include "sim/event_log.hpp"
+#include "sim/file_hash.hpp"
+#include "sim/job_spec.hpp"
+#include "sim/json_out.hpp"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#ifndef DLSIM_VERSION
+#define DLSIM_VERSION "unknown"
+#endif
+
+namespace dlsim {
+
+const char* dlsim_version() { return DLSIM_VERSION; }
+
+double peak_rss_mb() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+RunInputs load_inputs(const RunConfig& c) {
+    RunInputs in;
+    in.cluster = load_cluster(c.cluster);
+    in.cluster_sha256 = sha256_file(c.cluster);
+    in.profiles = load_profiles(c.profiles);
+    in.profiles_sha256 = sha256_file(c.profiles);
+    if (c.trace_format != "csv")
+        throw InputError(fmt::format("--trace-format: unknown format '{}' (valid: csv)", c.trace_format));
+    in.trace = read_canonical_csv(c.trace, c.on_bad_line);
+    in.trace_sha256 = sha256_file(c.trace);
+    return in;
+}
+
+namespace {
+
+json_fields::Json params_json(const Params& p) {
+    json_fields::Json out = json_fields::Json::object();
+    for (const auto& [name, typed] : p.values()) {
+        const auto& [type, text] = typed;
+        switch (type) {
+            case ParamType::Int: out[name] = std::stoll(text); break;
+            case ParamType::Double: out[name] = std::stod(text); break;
+            case ParamType::Bool: out[name] = text == "true"; break;
+            case ParamType::Choice: out[name] = text; break;
+        }
+    }
+    return out;
+}
+
+std::string config_json(const RunInputs& in, const RunConfig& c, const Params& policy_params,
+                        const Params& placer_params) {
+    using json_fields::Json;
+    Json report = Json::object();
+    report["rows_read"] = in.trace.report.rows_read;
+    report["kept"] = in.trace.report.kept;
+    report["dropped"] = Json::object();
+    for (const auto& [why, n] : in.trace.report.dropped) report["dropped"][why] = n;
+    report["repaired"] = Json::object();
+    for (const auto& [why, n] : in.trace.report.repaired) report["repaired"][why] = n;
+    Json cfg = Json::object();
+    cfg["trace"] = {{"path", in.trace.path}, {"format", in.trace.format}, {"sha256", in.trace_sha256}, {"report", report}};
+    cfg["cluster"] = {{"path", c.cluster}, {"sha256", in.cluster_sha256}, {"gpus", in.cluster.num_gpus()}};
+    cfg["profiles"] = {{"path", c.profiles}, {"sha256", in.profiles_sha256}};
+    cfg["policy"] = c.policy;
+    cfg["params"] = params_json(policy_params);
+    cfg["placement"] = c.placement;
+    cfg["placement_params"] = params_json(placer_params);
+    cfg["seed"] = c.seed;
+    cfg["restart_cost"] = c.restart_cost;
+    cfg["strict"] = c.strict;
+    cfg["on_bad_line"] = c.on_bad_line == BadLinePolicy::Skip ? "skip" : "error";
+    cfg["timeseries_points"] = c.timeseries_points;
+    return cfg.dump();
+}
+
+}  // namespace
+
+RunOutcome simulate(const RunInputs& in, const RunConfig& c) {
+    const auto& policy_entry = builtin_policies().find(c.policy);
+    const Params policy_params = resolve_params("policy " + c.policy, policy_entry.params, c.params);
+    const auto& placer_entry = builtin_placers().find(c.placement);
+    const Params placer_params = resolve_params("placement " + c.placement, placer_entry.params, {});
+    if (!(c.restart_cost >= 0)) throw InputError("--restart-cost: expected seconds >= 0");
+
+    RunOutcome out;
+    out.config_json = config_json(in, c, policy_params, placer_params);
+    const RateModel rates(in.cluster, in.profiles);
+    const ResolvedJobs resolved = resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict);
+    auto policy = policy_entry.make(policy_params);
+    auto placer = placer_entry.make(placer_params);
+
+    Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost)});
+    Metrics metrics(in.cluster, resolved.jobs.size());
+    sim.add_observer(metrics);
+    std::unique_ptr<EventLog> log;
+    if (!c.event_log.empty()) {
+        log = std::make_unique<EventLog>(c.event_log, in.trace, in.cluster);
+        sim.add_observer(*log);
+    }
+    out.stats = sim.run();
+    out.summary = metrics.summarize(sim.jobs(), out.stats.events);
+    out.timeseries = metrics.timeseries(sim.jobs(), c.timeseries_points);
+    out.jobs = sim.jobs();
+    out.job_gpu_type.resize(out.jobs.size());
+    for (JobIdx j = 0; j < out.jobs.size(); ++j) out.job_gpu_type[j] = metrics.longest_type(j);
+    out.rejected = resolved.rejected;
+    return out;
+}
+
+namespace {
+
+const char* state_name(JobState s) {
+    switch (s) {
+        case JobState::Pending: return "pending";
+        case JobState::Queued: return "queued";
+        case JobState::Running: return "running";
+        case JobState::Finished: return "finished";
+        case JobState::Rejected: return "rejected";
+    }
+    return "?";
+}
+
+/// A time in seconds, or null when it never happened.
+std::string when(Time t) { return t == kNever ? "null" : json_out::number(to_seconds(t)); }
+
+/// Creates the parent folder and opens `<path>.tmp`; the caller renames it when complete.
+std::FILE* open_temp(const std::string& path, std::string& tmp) {
+    const std::filesystem::path p(path);
+    if (p.has_parent_path()) {
+        std::error_code ec;
+        std::filesystem::create_directories(p.parent_path(), ec);
+    }
+    tmp = path + ".tmp";
+    std::FILE* f = std::fopen(tmp.c_str(), "w");
+    if (f == nullptr) throw InputError(fmt::format("{}: cannot write output file", path));
+    return f;
+}
+
+void commit_temp(std::FILE* f, const std::string& tmp, const std::string& path) {
+    const bool ok = std::fflush(f) == 0 && std::ferror(f) == 0;
+    std::fclose(f);
+    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0)
+        throw InputError(fmt::format("{}: could not write the output (disk full or no permission?)", path));
+}
+
+void write_summary(std::FILE* f, const Summary& s) {
+    fmt::print(f,
+               "{{\"jobs\":{},\"finished\":{},\"rejected\":{},\"unfinished\":{},\"avg_jct\":{},\"p50_jct\":{},"
+               "\"p95_jct\":{},\"p99_jct\":{},\"avg_queueing_delay\":{},\"makespan\":{},\"gpu_utilization\":{},"
+               "\"gpu_utilization_by_type\":{{",
+               s.jobs, s.finished, s.rejected, s.unfinished, json_out::number(s.avg_jct), json_out::number(s.p50_jct),
+               json_out::number(s.p95_jct), json_out::number(s.p99_jct), json_out::number(s.avg_queueing_delay),
+               json_out::number(s.makespan), json_out::number(s.gpu_utilization));
+    for (std::size_t i = 0; i < s.gpu_utilization_by_type.size(); ++i)
+        fmt::print(f, "{}{}:{}", i ? "," : "", json_out::quote(s.gpu_utilization_by_type[i].first),
+                   json_out::number(s.gpu_utilization_by_type[i].second));
+    fmt::print(f, "}},\"preemptions\":{},\"events\":{}}}", s.preemptions, s.events);
+}
+
+void write_number_array(std::FILE* f, const std::vector<double>& xs) {
+    std::fputc('[', f);
+    for (std::size_t i = 0; i < xs.size(); ++i) fmt::print(f, "{}{}", i ? "," : "", json_out::number(xs[i]));
+    std::fputc(']', f);
+}
+
+void write_jobs_csv(const RunInputs& in, const RunOutcome& o, const std::string& path) {
+    std::string tmp;
+    std::FILE* f = open_temp(path, tmp);
+    fmt::print(f, "job_id,submit_time,start_time,finish_time,jct,queueing_delay,num_gpus,gpu_type,preemptions,state\n");
+    auto cell = [](Time t) { return t == kNever ? std::string() : json_out::number(to_seconds(t)); };
+    for (JobIdx j = 0; j < o.jobs.size(); ++j) {
+        const JobInfo& job = o.jobs[j];
+        const bool ran = job.first_start != kNever;
+        const bool done = job.state == JobState::Finished;
+        std::string id = in.trace.jobs[j].id;
+        if (id.find_first_of(",\"") != std::string::npos) id = "\"" + id + "\"";
+        fmt::print(f, "{},{},{},{},{},{},{},{},{},{}\n", id, json_out::number(to_seconds(job.submit)),
+                   cell(job.first_start), done ? cell(job.finish) : "",
+                   done ? json_out::number(to_seconds(job.finish - job.submit)) : "",
+                   ran ? json_out::number(to_seconds(job.first_start - job.submit)) : "", job.num_gpus,
+                   ran ? in.cluster.gpu_types[o.job_gpu_type[j]].name : "", job.preemptions, state_name(job.state));
+    }
+    commit_temp(f, tmp, path);
+}
+
+}  // namespace
+
+void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o, const RunSelfProfile& self) {
+    if (!c.jobs_csv.empty()) write_jobs_csv(in, o, c.jobs_csv);
+    if (c.out.empty()) return;
+    std::string tmp;
+    std::FILE* f = open_temp(c.out, tmp);
+    fmt::print(f, "{{\"schema\":\"dlsim.result/1\",\n\"config\":{},\n\"summary\":", o.config_json);
+    write_summary(f, o.summary);
+    fmt::print(f, ",\n\"jobs\":[");
+    if (c.job_records) {
+        for (JobIdx j = 0; j < o.jobs.size(); ++j) {
+            const JobInfo& job = o.jobs[j];
+            const JobRecord& r = in.trace.jobs[j];
+            const bool done = job.state == JobState::Finished;
+            const bool ran = job.first_start != kNever;
+            fmt::print(f,
+                       "{}\n{{\"job_id\":{},\"submit_time\":{},\"start_time\":{},\"finish_time\":{},\"jct\":{},"
+                       "\"queueing_delay\":{},\"num_gpus\":{},\"gpu_type\":{},\"preemptions\":{},\"state\":\"{}\"",
+                       j ? "," : "", json_out::quote(r.id), json_out::number(to_seconds(job.submit)), when(job.first_start),
+                       done ? when(job.finish) : "null", done ? json_out::number(to_seconds(job.finish - job.submit)) : "null",
+                       ran ? json_out::number(to_seconds(job.first_start - job.submit)) : "null", job.num_gpus,
+                       ran ? json_out::quote(in.cluster.gpu_types[o.job_gpu_type[j]].name) : "null", job.preemptions,
+                       state_name(job.state));
+            if (auto it = o.rejected.find(j); it != o.rejected.end())
+                fmt::print(f, ",\"reason\":{}", json_out::quote(it->second));
+            const std::pair<const char*, StrId> extras[] = {{"model", r.model}, {"user", r.user}, {"vc", r.vc}, {"status", r.status}};
+            for (const auto& [key, id] : extras)
+                if (id != 0) fmt::print(f, ",\"{}\":{}", key, json_out::quote(in.trace.strings[id]));
+            std::fputc('}', f);
+        }
+    }
+    fmt::print(f, "],\n\"timeseries\":{{\"time\":");
+    write_number_array(f, o.timeseries.time);
+    fmt::print(f, ",\"busy_gpus\":{{");
+    for (std::size_t t = 0; t < o.timeseries.busy.size(); ++t) {
+        fmt::print(f, "{}{}:", t ? "," : "", json_out::quote(in.cluster.gpu_types[t].name));
+        write_number_array(f, o.timeseries.busy[t]);
+    }
+    fmt::print(f, "}},\"queued_jobs\":");
+    write_number_array(f, o.timeseries.queued);
+    fmt::print(f, ",\"running_jobs\":");
+    write_number_array(f, o.timeseries.running);
+    fmt::print(f, "}},\n\"run\":{{\"version\":{},\"wall_seconds\":{},\"policy_seconds\":{},\"policy_calls\":{},"
+                  "\"peak_rss_mb\":{}}}}}\n",
+               json_out::quote(dlsim_version()), json_out::number(self.wall_seconds),
+               json_out::number(o.stats.policy_seconds), o.stats.policy_calls, json_out::number(self.peak_rss_mb));
+    commit_temp(f, tmp, c.out);
+}
+
+}  // namespace dlsim

@@ -1,0 +1,75 @@
+#include "sim/run_config.hpp"
+
+#include "models/input_error.hpp"
+#include "models/json_fields.hpp"
+
+#include <fmt/format.h>
+
+#ifndef DLSIM_SOURCE_DIR
+#define DLSIM_SOURCE_DIR "."
+#endif
+
+namespace dlsim {
+
+namespace jf = json_fields;
+
+RunConfig default_run_config() {
+    RunConfig c;
+    const std::string root = DLSIM_SOURCE_DIR;
+    c.trace = root + "/traces/samples/gavel_mix_default.csv";
+    c.cluster = root + "/models/clusters/gavel_simulated.json";
+    c.profiles = root + "/models/profiles/gavel.json";
+    c.out = "results/run.json";
+    return c;
+}
+
+void add_param(RunConfig& config, const std::string& kv) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw InputError(fmt::format("--param: expected k=v, got '{}'", kv));
+    config.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+}
+
+void apply_config_file(RunConfig& c, const std::string& path) {
+    const jf::Json doc = jf::parse_file(path);
+    jf::require_object(doc, path, "(top level)");
+    jf::check_keys(doc, path, "", {"trace", "trace_format", "cluster", "profiles", "policy", "params", "placement",
+                                   "seed", "restart_cost", "strict", "on_bad_line", "timeseries_points", "out",
+                                   "jobs_csv", "event_log", "job_records"});
+    auto str = [&](const char* key, std::string& field) {
+        if (doc.contains(key)) field = jf::string(doc[key], path, key);
+    };
+    str("trace", c.trace);
+    str("trace_format", c.trace_format);
+    str("cluster", c.cluster);
+    str("profiles", c.profiles);
+    str("policy", c.policy);
+    str("placement", c.placement);
+    str("out", c.out);
+    str("jobs_csv", c.jobs_csv);
+    str("event_log", c.event_log);
+    if (doc.contains("params")) {
+        for (const auto& [k, v] : jf::require_object(doc["params"], path, "params").items())
+            c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    if (doc.contains("seed")) c.seed = static_cast<std::uint64_t>(jf::integer(doc["seed"], path, "seed", 0));
+    if (doc.contains("restart_cost")) c.restart_cost = jf::number(doc["restart_cost"], path, "restart_cost", 0);
+    if (doc.contains("timeseries_points"))
+        c.timeseries_points = static_cast<std::size_t>(jf::integer(doc["timeseries_points"], path, "timeseries_points", 0));
+    if (doc.contains("strict")) {
+        if (!doc["strict"].is_boolean()) jf::fail(path, "strict", "true or false", &doc["strict"]);
+        c.strict = doc["strict"].get<bool>();
+    }
+    if (doc.contains("job_records")) {
+        if (!doc["job_records"].is_boolean()) jf::fail(path, "job_records", "true or false", &doc["job_records"]);
+        c.job_records = doc["job_records"].get<bool>();
+    }
+    if (doc.contains("on_bad_line")) {
+        const std::string v = jf::string(doc["on_bad_line"], path, "on_bad_line");
+        if (v == "error") c.on_bad_line = BadLinePolicy::Error;
+        else if (v == "skip") c.on_bad_line = BadLinePolicy::Skip;
+        else jf::fail(path, "on_bad_line", "error or skip", &doc["on_bad_line"]);
+    }
+}
+
+}  // namespace dlsim

@@ -1,0 +1,36 @@
+#pragma once
+// One run's configuration: one field per long flag of `dlsim run` (DESIGN.md "Inputs", run config).
+#include "traces/canonical_csv.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace dlsim {
+
+struct RunConfig {
+    std::string trace, trace_format = "csv", cluster, profiles;
+    std::string policy = "fifo";
+    std::map<std::string, std::string> params;  ///< raw k=v, checked against the policy's specs
+    std::string placement = "consolidated";
+    std::uint64_t seed = 0;
+    double restart_cost = 0;                    ///< s
+    bool strict = false;
+    BadLinePolicy on_bad_line = BadLinePolicy::Error;
+    std::size_t timeseries_points = 2000;
+    // Outputs (not part of the resolved config that identifies a run).
+    std::string out, jobs_csv, event_log;
+    bool job_records = true;
+};
+
+/// The bundled defaults: a synthetic Gavel-mix trace on the Gavel-like 108-GPU heterogeneous cluster
+/// with Gavel's measured throughputs. Paths are absolute (the source tree's), so any folder works.
+RunConfig default_run_config();
+
+/// Overlays a `--config F.json` file on `config`; unknown keys and bad values are InputErrors.
+void apply_config_file(RunConfig& config, const std::string& path);
+
+/// Splits "k=v" into the params map; a malformed one is an InputError.
+void add_param(RunConfig& config, const std::string& kv);
+
+}  // namespace dlsim

@@ -1,0 +1,83 @@
+#include "traces/csv_reader.hpp"
+
+#include "models/input_error.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace dlsim {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+static std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(fmt::format("{}: cannot open file", path));
+    std::stringstream buf;
+    buf << in.rdbuf();
+    return buf.str();
+}
+
+CsvLines::CsvLines(const std::string& path, char separator) : CsvLines(slurp(path), path, separator) {}
+
+CsvLines::CsvLines(std::string text, std::string origin, char separator)
+    : text_(std::move(text)), origin_(std::move(origin)), sep_(separator) {}
+
+bool CsvLines::next(std::vector<std::string_view>& fields) {
+    fields.clear();
+    while (pos_ < text_.size()) {
+        ++line_;
+        std::size_t end = text_.find('\n', pos_);
+        if (end == std::string::npos) end = text_.size();
+        std::string_view row(text_.data() + pos_, end - pos_);
+        pos_ = end + 1;
+        if (!row.empty() && row.back() == '\r') row.remove_suffix(1);
+        if (trim(row).empty()) continue;
+        if (row.find('"') == std::string_view::npos) {
+            // Fast path: no quoting.
+            std::size_t start = 0;
+            for (;;) {
+                std::size_t cut = row.find(sep_, start);
+                if (cut == std::string_view::npos) { fields.push_back(row.substr(start)); break; }
+                fields.push_back(row.substr(start, cut - start));
+                start = cut + 1;
+            }
+            return true;
+        }
+        // Quoted fields: unquote into a buffer sized up front so views stay valid.
+        unquoted_.clear();
+        unquoted_.reserve(row.size());
+        std::vector<std::pair<std::size_t, std::size_t>> spans;
+        std::size_t i = 0, start = 0;
+        bool quoted = false;
+        while (i <= row.size()) {
+            if (i == row.size() || (!quoted && row[i] == sep_)) {
+                spans.emplace_back(start, unquoted_.size() - start);
+                start = unquoted_.size();
+                ++i;
+                if (i > row.size()) break;
+                continue;
+            }
+            char c = row[i];
+            if (c == '"') {
+                if (quoted && i + 1 < row.size() && row[i + 1] == '"') { unquoted_.push_back('"'); i += 2; continue; }
+                quoted = !quoted;
+                ++i;
+                continue;
+            }
+            unquoted_.push_back(c);
+            ++i;
+        }
+        if (quoted) throw InputError(fmt::format("{}:{}: unterminated quoted field", origin_, line_));
+        for (auto [s, n] : spans) fields.emplace_back(unquoted_.data() + s, n);
+        return true;
+    }
+    return false;
+}
+
+}  // namespace dlsim

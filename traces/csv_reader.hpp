@@ -1,0 +1,33 @@
+#pragma once
+// Line-by-line CSV splitting shared by the CSV trace readers: RFC 4180 quoting, CRLF, blank lines.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlsim {
+
+class CsvLines {
+public:
+    /// Reads the whole file; a missing file is an InputError naming it.
+    explicit CsvLines(const std::string& path, char separator = ',');
+    /// Splits text already in memory; `origin` names it in messages.
+    CsvLines(std::string text, std::string origin, char separator);
+
+    /// Next non-blank line split into fields (views into an internal buffer valid until the next call).
+    /// Returns false at the end of the file.
+    bool next(std::vector<std::string_view>& fields);
+    /// 1-based number of the line last returned.
+    std::uint32_t line() const { return line_; }
+    const std::string& origin() const { return origin_; }
+
+private:
+    std::string text_, origin_, unquoted_;
+    std::size_t pos_ = 0;
+    std::uint32_t line_ = 0;
+    char sep_;
+};
+
+/// Trims ASCII spaces and tabs.
+std::string_view trim(std::string_view s);
+
+}  // namespace dlsim
