@@ -1,0 +1,130 @@
+// Hand-worked schedules: every start and finish time derived on paper (see the comments).
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace dlsim;
+using namespace dlsim::test;
+
+TEST_CASE("fifo: strict order, head-of-line blocking, simultaneous arrivals and completions", "[schedule][fifo]") {
+    // One node with 2 GPUs; jobs without a model run exactly their duration on their GPU count.
+    //  t=0   a, b arrive together (trace order): a starts; b needs 2, 1 free -> blocked.
+    //  t=1   c arrives behind b: strict FIFO, c may not overtake.
+    //  t=10  a done -> b starts (10-15).      t=12  d arrives, blocked.
+    //  t=15  b done -> c (15-18), d (15-19).
+    //  t=18  c done and e arrives at the same instant: completion first, 1 GPU free, e needs 2 -> waits.
+    //  t=19  d done and f arrives: e starts (19-21); f behind it waits.   t=21  f (21-22).
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\n"
+                                     "a,0,1,10\nb,0,2,5\nc,1,1,3\nd,12,1,4\ne,18,2,2\nf,19,1,1\n");
+    const auto o = run_policy(in, "fifo");
+    const double start[] = {0, 10, 15, 15, 19, 21};
+    const double finish[] = {10, 15, 18, 19, 21, 22};
+    for (std::size_t j = 0; j < 6; ++j) {
+        INFO("job " << in.trace.jobs[j].id);
+        CHECK(start_s(o, j) == start[j]);
+        CHECK(finish_s(o, j) == finish[j]);
+        CHECK(o.jobs[j].preemptions == 0);
+    }
+    CHECK(o.summary.finished == 6);
+    CHECK(o.summary.makespan == 22);
+    CHECK(o.summary.avg_jct == Approx((10 + 15 + 17 + 7 + 3 + 3) / 6.0));
+    CHECK(o.summary.avg_queueing_delay == Approx((0 + 10 + 14 + 3 + 1 + 2) / 6.0));
+    // Busy GPU-seconds: a 10 + b 2x5 + c 3 + d 4 + e 2x2 + f 1 = 32, over 2 GPUs x 22 s.
+    CHECK(o.summary.gpu_utilization == Approx(32.0 / 44.0));
+    CHECK(o.summary.events == 12);
+}
+
+TEST_CASE("fifo: multi-node gang waits for enough GPUs across nodes", "[schedule][fifo]") {
+    // Two nodes of 2 GPUs. x (1 GPU) and y (3 GPUs, spans both nodes) start at 0; z (2) waits for y.
+    //  t=0 x on node 0 (best fit: both nodes have 2 free, lowest id), y takes node 1 (2) + node 0 (1).
+    //  t=4 y done -> z (4-6) on a whole node.   x finishes at 5.
+    const auto in = inputs_from_text(homogeneous_cluster_json(2, 2), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\nx,0,1,5\ny,0,3,4\nz,0,2,2\n");
+    const auto o = run_policy(in, "fifo");
+    CHECK(start_s(o, 0) == 0);
+    CHECK(finish_s(o, 0) == 5);
+    CHECK(start_s(o, 1) == 0);
+    CHECK(finish_s(o, 1) == 4);
+    CHECK(start_s(o, 2) == 4);
+    CHECK(finish_s(o, 2) == 6);
+}
+
+TEST_CASE("srtf: preempts only for shorter waiting jobs, fills greedily", "[schedule][srtf]") {
+    // One node with 2 GPUs.
+    //  t=0  a (10) and b (8) start.
+    //  t=2  c (3) arrives; remaining: c 3 < b 6 < a 8 -> c and b hold the 2 GPUs, a is preempted (8 left).
+    //  t=3  d (2 GPUs, 1 s) arrives: d 1 < c 2 < b 5 -> d takes both GPUs; c and b are preempted.
+    //  t=4  d done: c (2) and b (5) restart: c 4-6, b 4-9.
+    //  t=6  c done and e (1) arrives: e 1 < b 3 < a 8 -> e 6-7, b keeps running.
+    //  t=7  e done -> a restarts with 8 left: 7-15.   b finishes at 9.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\n"
+                                     "a,0,1,10\nb,0,1,8\nc,2,1,3\nd,3,2,1\ne,6,1,1\n");
+    const auto o = run_policy(in, "srtf");
+    const double start[] = {0, 0, 2, 3, 6};
+    const double finish[] = {15, 9, 6, 4, 7};
+    const unsigned preempted[] = {1, 1, 1, 0, 0};
+    for (std::size_t j = 0; j < 5; ++j) {
+        INFO("job " << in.trace.jobs[j].id);
+        CHECK(start_s(o, j) == start[j]);
+        CHECK(finish_s(o, j) == finish[j]);
+        CHECK(o.jobs[j].preemptions == preempted[j]);
+    }
+    CHECK(o.summary.preemptions == 3);
+    CHECK(o.summary.makespan == 15);
+    // Work is conserved: busy GPU-seconds = 10 + 8 + 3 + 2x1 + 1 = 24 over 2 GPUs x 15 s.
+    CHECK(o.summary.gpu_utilization == Approx(24.0 / 30.0));
+}
+
+TEST_CASE("srtf: ties go to the earlier arrival, then trace order; equal jobs never thrash", "[schedule][srtf]") {
+    // One GPU; p and q both need 4 s and arrive together: p (first in the trace) runs 0-4, q 4-8.
+    // r arrives at 2 needing 2 s: equal to p's remaining 2 s -> the tie goes to p (earlier arrival).
+    // At 4 r (2) beats q (4): r 4-6, q 6-10. No preemption at all.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\np,0,1,4\nq,0,1,4\nr,2,1,2\n");
+    const auto o = run_policy(in, "srtf");
+    CHECK(start_s(o, 0) == 0);
+    CHECK(finish_s(o, 0) == 4);
+    CHECK(start_s(o, 2) == 4);
+    CHECK(finish_s(o, 2) == 6);
+    CHECK(start_s(o, 1) == 6);
+    CHECK(finish_s(o, 1) == 10);
+    CHECK(o.summary.preemptions == 0);
+}
+
+TEST_CASE("restart cost: a restarted job holds its GPUs without progress", "[schedule][srtf]") {
+    // One GPU. a (10) starts at 0; b (3) arrives at 2 and preempts a (8 left); b 2-5.
+    // a restarts at 5, pays 1.5 s, then runs 8 s: finishes at 14.5 (13 without the cost).
+    const auto text = "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,2,1,3\n";
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile, text);
+    RunConfig c;
+    c.policy = "srtf";
+    c.out.clear();
+    CHECK(finish_s(simulate(in, c), 0) == 13);
+    c.restart_cost = 1.5;
+    const auto o = simulate(in, c);
+    CHECK(finish_s(o, 0) == 14.5);
+    CHECK(finish_s(o, 1) == 5);
+    // The restart holds the GPU: busy 10 + 3 + 1.5 over 14.5 s.
+    CHECK(o.summary.gpu_utilization == Approx(14.5 / 14.5));
+}
+
+TEST_CASE("type_order: fastest type with room, or cluster order", "[schedule][fifo]") {
+    // Cluster order: slow, then fast (1 GPU each). Model m runs 3 it/s on fast, 1 on slow.
+    // Durations are on the reference type (fast): 10 s = 30 iterations -> 30 s on slow.
+    const std::string cluster = R"({"reference_gpu_type": "fast",
+        "gpu_types": {"slow": {}, "fast": {}},
+        "node_types": {"s": {"gpu_type": "slow", "gpus": 1}, "f": {"gpu_type": "fast", "gpus": 1}},
+        "racks": [{"node_type": "s", "nodes": 1}, {"node_type": "f", "nodes": 1}]})";
+    const std::string profile = R"({"models": {"m": {"throughput": {"fast": 3, "slow": 1}}}})";
+    const auto in = inputs_from_text(cluster, profile, "job_id,submit_time,num_gpus,duration,model\na,0,1,10,m\nb,0,1,10,m\n");
+    const auto fastest = run_policy(in, "fifo");
+    CHECK(finish_s(fastest, 0) == 10);  // a on fast
+    CHECK(finish_s(fastest, 1) == 30);  // b on slow
+    CHECK(in.cluster.gpu_types[fastest.job_gpu_type[0]].name == "fast");
+    const auto spec = run_policy(in, "fifo", "type_order=spec");
+    CHECK(finish_s(spec, 0) == 30);  // a on slow (first in cluster order)
+    CHECK(finish_s(spec, 1) == 10);
+    CHECK(in.cluster.gpu_types[spec.job_gpu_type[0]].name == "slow");
+}
