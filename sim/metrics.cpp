@@ -13,17 +13,58 @@ double percentile(const std::vector<double>& sorted, double q) {
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-Metrics::Metrics(const Cluster& cluster, std::size_t num_jobs)
-    : cluster_(cluster), types_(cluster.gpu_types.size()), busy_(types_, 0), longest_type_(num_jobs, 0),
-      longest_stint_(num_jobs, -1) {}
+Metrics::Metrics(const Cluster& cluster, std::size_t num_jobs, Time origin, std::size_t points)
+    : cluster_(cluster), types_(cluster.gpu_types.size()), width_(types_ + 2), origin_(origin), last_change_(origin),
+      busy_(types_, 0), busy_us_(types_, 0), points_(points), buckets_(points * width_, 0.0),
+      longest_type_(num_jobs, 0), longest_stint_(num_jobs, -1) {}
 
-void Metrics::on_start(Time, JobIdx, const JobInfo& job, std::span<const NodeShare>) {
+void Metrics::advance(Time t) {
+    if (t <= last_change_) return;
+    for (std::size_t k = 0; k < types_; ++k) busy_us_[k] += static_cast<std::int64_t>(busy_[k]) * (t - last_change_);
+    if (points_ == 0) {
+        last_change_ = t;
+        return;
+    }
+    // Widen the buckets until [origin, t) fits: merge neighbours pairwise, double the width.
+    while (t - origin_ > bucket_us_ * static_cast<Time>(points_)) {
+        for (std::size_t i = 0; i < points_; ++i)
+            for (std::size_t v = 0; v < width_; ++v) {
+                const std::size_t a = 2 * i, b = 2 * i + 1;
+                double sum = a < points_ ? buckets_[a * width_ + v] : 0.0;
+                if (b < points_) sum += buckets_[b * width_ + v];
+                buckets_[i * width_ + v] = i < (points_ + 1) / 2 ? sum : 0.0;
+            }
+        bucket_us_ *= 2;
+    }
+    // Spread [last_change_, t) over the buckets it overlaps.
+    Time a = last_change_;
+    while (a < t) {
+        const auto i = static_cast<std::size_t>((a - origin_) / bucket_us_);
+        const Time end = std::min(t, origin_ + static_cast<Time>(i + 1) * bucket_us_);
+        const double len = static_cast<double>(end - a);
+        double* bucket = &buckets_[i * width_];
+        for (std::size_t k = 0; k < types_; ++k) bucket[k] += busy_[k] * len;
+        bucket[types_] += queued_ * len;
+        bucket[types_ + 1] += running_ * len;
+        a = end;
+    }
+    last_change_ = t;
+}
+
+void Metrics::on_arrival(Time t, JobIdx, const JobInfo&) {
+    advance(t);
+    ++queued_;
+}
+
+void Metrics::on_start(Time t, JobIdx, const JobInfo& job, std::span<const NodeShare>) {
+    advance(t);
     --queued_;
     ++running_;
     busy_[job.gpu_type] += job.alloc_gpus;
 }
 
 void Metrics::end_stint(Time t, JobIdx j, const JobInfo& job) {
+    advance(t);
     --running_;
     busy_[job.gpu_type] -= job.alloc_gpus;
     if (t - job.stint_start > longest_stint_[j]) {
@@ -39,29 +80,6 @@ void Metrics::on_preempt(Time t, JobIdx j, const JobInfo& job) {
 
 void Metrics::on_finish(Time t, JobIdx j, const JobInfo& job) { end_stint(t, j, job); }
 
-void Metrics::on_instant_end(Time t) {
-    const std::size_t width = types_ + 2;
-    if (!log_time_.empty()) {
-        const int* last = log_values_.data() + log_values_.size() - width;
-        bool same = last[types_] == queued_ && last[types_ + 1] == running_;
-        for (std::size_t k = 0; same && k < types_; ++k) same = last[k] == busy_[k];
-        if (same) return;
-    }
-    log_time_.push_back(t);
-    log_values_.insert(log_values_.end(), busy_.begin(), busy_.end());
-    log_values_.push_back(queued_);
-    log_values_.push_back(running_);
-}
-
-std::pair<Time, Time> Metrics::window(std::span<const JobInfo> jobs) const {
-    Time first = kNever, last = -1;
-    for (const auto& j : jobs) {
-        first = std::min(first, j.submit);
-        if (j.state == JobState::Finished) last = std::max(last, j.finish);
-    }
-    return {first, last};
-}
-
 Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events) const {
     Summary s;
     s.jobs = jobs.size();
@@ -69,11 +87,13 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events) 
     std::vector<double> jct;
     jct.reserve(jobs.size());
     double sum_jct = 0, sum_delay = 0;
+    Time last_finish = origin_;
     for (const auto& j : jobs) {
         s.preemptions += j.preemptions;
         if (j.state == JobState::Rejected) ++s.rejected;
         if (j.state != JobState::Finished) continue;
         ++s.finished;
+        last_finish = std::max(last_finish, j.finish);
         jct.push_back(to_seconds(j.finish - j.submit));
         sum_jct += jct.back();
         sum_delay += to_seconds(j.first_start - j.submit);
@@ -87,61 +107,33 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events) 
         s.p95_jct = percentile(jct, 95);
         s.p99_jct = percentile(jct, 99);
     }
-    const auto [first, last] = window(jobs);
-    // Busy GPU-seconds per type, integrated over the change log.
-    std::vector<double> busy_seconds(types_, 0.0);
-    const std::size_t width = types_ + 2;
-    for (std::size_t k = 0; k < log_time_.size(); ++k) {
-        const Time end = k + 1 < log_time_.size() ? log_time_[k + 1] : log_time_[k];
-        for (std::size_t t = 0; t < types_; ++t)
-            busy_seconds[t] += log_values_[k * width + t] * to_seconds(end - log_time_[k]);
+    s.makespan = to_seconds(last_finish - origin_);
+    double total = 0;
+    for (std::size_t t = 0; t < types_; ++t) {
+        const double busy = to_seconds(busy_us_[t]);
+        total += busy;
+        const int gpus = cluster_.gpus_of_type(static_cast<GpuTypeIdx>(t));
+        s.gpu_utilization_by_type.emplace_back(cluster_.gpu_types[t].name,
+                                               gpus > 0 && s.makespan > 0 ? busy / (gpus * s.makespan) : 0.0);
     }
-    if (last > first) {
-        s.makespan = to_seconds(last - first);
-        double total = 0;
-        for (std::size_t t = 0; t < types_; ++t) {
-            total += busy_seconds[t];
-            const int gpus = cluster_.gpus_of_type(static_cast<GpuTypeIdx>(t));
-            s.gpu_utilization_by_type.emplace_back(cluster_.gpu_types[t].name,
-                                                   gpus > 0 ? busy_seconds[t] / (gpus * s.makespan) : 0.0);
-        }
-        s.gpu_utilization = total / (static_cast<double>(cluster_.num_gpus()) * s.makespan);
-    } else {
-        for (std::size_t t = 0; t < types_; ++t) s.gpu_utilization_by_type.emplace_back(cluster_.gpu_types[t].name, 0.0);
-    }
+    if (s.makespan > 0) s.gpu_utilization = total / (static_cast<double>(cluster_.num_gpus()) * s.makespan);
     return s;
 }
 
-Timeseries Metrics::timeseries(std::span<const JobInfo> jobs, std::size_t points) const {
+Timeseries Metrics::timeseries() const {
     Timeseries ts;
     ts.busy.resize(types_);
-    const auto [first, last] = window(jobs);
-    if (last <= first || points == 0 || log_time_.empty()) return ts;
-    const std::size_t buckets = static_cast<std::size_t>(std::min<Time>(static_cast<Time>(points), last - first));
-    const double span = static_cast<double>(last - first);
-    const double width_us = span / static_cast<double>(buckets);
-    const std::size_t width = types_ + 2;
-    std::vector<double> acc(buckets * width, 0.0);  // integrals in value·µs
-    for (std::size_t k = 0; k < log_time_.size(); ++k) {
-        // Segment k, clipped to the window, spread over the buckets it overlaps.
-        double a = static_cast<double>(std::max(log_time_[k], first) - first);
-        const double b = static_cast<double>(std::min(k + 1 < log_time_.size() ? log_time_[k + 1] : last, last) - first);
-        std::size_t bucket = std::min(buckets - 1, static_cast<std::size_t>(a / width_us));
-        while (a < b) {
-            const double bucket_end = bucket + 1 == buckets ? span : static_cast<double>(bucket + 1) * width_us;
-            if (bucket_end <= a) { ++bucket; continue; }  // a rounding step onto the boundary
-            const double piece = std::min(b, bucket_end) - a;
-            for (std::size_t v = 0; v < width; ++v) acc[bucket * width + v] += log_values_[k * width + v] * piece;
-            a += piece;
-        }
-    }
-    for (std::size_t i = 0; i < buckets; ++i) {
-        const double start = static_cast<double>(i) * width_us;
-        const double len = (i + 1 == buckets ? span : static_cast<double>(i + 1) * width_us) - start;
-        ts.time.push_back(to_seconds(first) + start / kMicrosPerSecond);
-        for (std::size_t t = 0; t < types_; ++t) ts.busy[t].push_back(acc[i * width + t] / len);
-        ts.queued.push_back(acc[i * width + types_] / len);
-        ts.running.push_back(acc[i * width + types_ + 1] / len);
+    // Every change after the last finish is integrated too, but the last change *is* the last finish:
+    // after it nothing runs or waits (rejections do not count).
+    if (points_ == 0 || last_change_ <= origin_) return ts;
+    const auto n = static_cast<std::size_t>((last_change_ - origin_ + bucket_us_ - 1) / bucket_us_);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Time start = origin_ + static_cast<Time>(i) * bucket_us_;
+        const double len = static_cast<double>(std::min(last_change_, start + bucket_us_) - start);
+        ts.time.push_back(to_seconds(start));
+        for (std::size_t t = 0; t < types_; ++t) ts.busy[t].push_back(buckets_[i * width_ + t] / len);
+        ts.queued.push_back(buckets_[i * width_ + types_] / len);
+        ts.running.push_back(buckets_[i * width_ + types_ + 1] / len);
     }
     return ts;
 }

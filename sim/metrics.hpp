@@ -1,7 +1,7 @@
 #pragma once
 // Run metrics as an observer of engine signals: piecewise-constant counts (busy GPUs by type,
-// queued and running jobs) logged once per instant at which they change, the per-job type of the
-// longest allocation, and, at the end, the summary and the time-weighted time series (DESIGN.md "Outputs").
+// queued and running jobs) integrated as they change, the per-job type of the longest allocation,
+// and, at the end, the summary and the time-weighted time series (DESIGN.md "Outputs").
 #include "models/cluster.hpp"
 #include "sim/observer.hpp"
 
@@ -32,33 +32,39 @@ double percentile(const std::vector<double>& sorted, double q);
 
 class Metrics final : public Observer {
 public:
-    Metrics(const Cluster& cluster, std::size_t num_jobs);
+    /// `origin` is the first submit time; the time series has at most `points` buckets.
+    Metrics(const Cluster& cluster, std::size_t num_jobs, Time origin, std::size_t points);
 
-    void on_arrival(Time, JobIdx, const JobInfo&) override { ++queued_; }
+    void on_arrival(Time t, JobIdx, const JobInfo&) override;
     void on_start(Time t, JobIdx j, const JobInfo& job, std::span<const NodeShare>) override;
     void on_preempt(Time t, JobIdx j, const JobInfo& job) override;
     void on_finish(Time t, JobIdx j, const JobInfo& job) override;
-    void on_instant_end(Time t) override;
 
     /// The GPU type of a job's longest allocation (meaningful once it ran).
     GpuTypeIdx longest_type(JobIdx j) const { return longest_type_[j]; }
 
     Summary summarize(std::span<const JobInfo> jobs, std::uint64_t events) const;
-    /// Splits [first submit, last finish] evenly into at most `points` buckets.
-    Timeseries timeseries(std::span<const JobInfo> jobs, std::size_t points) const;
+    /// Buckets of equal width from the first submit; the last one ends at the last finish.
+    Timeseries timeseries() const;
 
 private:
+    /// Integrates the current values over [last change, t) before they change at t.
+    void advance(Time t);
     void end_stint(Time t, JobIdx j, const JobInfo& job);
-    /// The window [first submit, last finish] in µs; empty when nothing finished.
-    std::pair<Time, Time> window(std::span<const JobInfo> jobs) const;
 
     const Cluster& cluster_;
     std::size_t types_;
+    std::size_t width_;                  // values per bucket: busy by type, queued, running
+    Time origin_, last_change_;
     int queued_ = 0, running_ = 0;
-    std::vector<int> busy_;                 // per type, now
-    // Change log: row k holds the values from log_time_[k] until the next row.
-    std::vector<Time> log_time_;
-    std::vector<int> log_values_;           // per row: busy by type, then queued, then running
+    std::vector<int> busy_;              // per type, now
+    std::vector<std::int64_t> busy_us_;  // per type, exact busy GPU-µs
+    // Time series in O(points) memory: `points_` buckets of width bucket_us_ from origin_, holding
+    // value·µs integrals. When time outgrows them, pairs merge and the width doubles, so a run of any
+    // length ends with between points/2 and points buckets (no per-event allocation).
+    std::size_t points_;
+    Time bucket_us_ = 1;
+    std::vector<double> buckets_;
     std::vector<GpuTypeIdx> longest_type_;
     std::vector<Time> longest_stint_;
 };

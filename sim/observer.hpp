@@ -18,8 +18,6 @@ public:
     /// Before the job gives its GPUs back.
     virtual void on_preempt(Time, JobIdx, const JobInfo&) {}
     virtual void on_finish(Time, JobIdx, const JobInfo&) {}
-    /// All events and decisions of this instant are applied.
-    virtual void on_instant_end(Time) {}
 };
 
 }  // namespace dlsim

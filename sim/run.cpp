@@ -101,7 +101,9 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c) {
     auto placer = placer_entry.make(placer_params);
 
     Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost)});
-    Metrics metrics(in.cluster, resolved.jobs.size());
+    Time origin = kNever;
+    for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
+    Metrics metrics(in.cluster, resolved.jobs.size(), origin == kNever ? 0 : origin, c.timeseries_points);
     sim.add_observer(metrics);
     std::unique_ptr<EventLog> log;
     if (!c.event_log.empty()) {
@@ -110,8 +112,8 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c) {
     }
     out.stats = sim.run();
     out.summary = metrics.summarize(sim.jobs(), out.stats.events);
-    out.timeseries = metrics.timeseries(sim.jobs(), c.timeseries_points);
-    out.jobs = sim.jobs();
+    out.timeseries = metrics.timeseries();
+    out.jobs = sim.take_jobs();
     out.job_gpu_type.resize(out.jobs.size());
     for (JobIdx j = 0; j < out.jobs.size(); ++j) out.job_gpu_type[j] = metrics.longest_type(j);
     out.rejected = resolved.rejected;

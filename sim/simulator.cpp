@@ -50,6 +50,7 @@ void Simulator::push_next_arrival() {
 }
 
 SimStats Simulator::run() {
+    const auto started = std::chrono::steady_clock::now();
     push_next_arrival();
     while (!queue_.empty()) {
         const Time t = queue_.top().time;
@@ -94,9 +95,9 @@ SimStats Simulator::run() {
                 queue_.push(decisions_.next_call, Phase::Timer, 0, timer_generation_);
             }
         }
-        for (Observer* o : observers_) o->on_instant_end(now_);
     }
     audit();
+    stats_.engine_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return stats_;
 }
 

@@ -20,6 +20,7 @@ struct SimStats {
     std::uint64_t events = 0;        ///< events applied (stale ones not counted)
     std::uint64_t policy_calls = 0;
     double policy_seconds = 0;       ///< wall time inside the policy (self-profiling only)
+    double engine_seconds = 0;       ///< wall time of the whole event loop, policy included
 };
 
 class Simulator final : public ClusterView {
@@ -43,6 +44,8 @@ public:
 
     /// Every job's final state, in trace order.
     const std::vector<JobInfo>& jobs() const { return jobs_; }
+    /// Hands the jobs' final states over once the run is done (no copy of a million records).
+    std::vector<JobInfo> take_jobs() { return std::move(jobs_); }
 
 private:
     void push_next_arrival();
