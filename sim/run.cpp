@@ -4,6 +4,7 @@
 #include "models/json_fields.hpp"
 #include "models/rate_model.hpp"
 #include "policies/registry.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/event_log.hpp"
 #include "sim/file_hash.hpp"
 #include "sim/job_spec.hpp"
@@ -11,8 +12,6 @@
 
 #include <sys/resource.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #ifndef DLSIM_VERSION
@@ -136,28 +135,8 @@ const char* state_name(JobState s) {
 /// A time in seconds, or null when it never happened.
 std::string when(Time t) { return t == kNever ? "null" : json_out::number(to_seconds(t)); }
 
-/// Creates the parent folder and opens `<path>.tmp`; the caller renames it when complete.
-std::FILE* open_temp(const std::string& path, std::string& tmp) {
-    const std::filesystem::path p(path);
-    if (p.has_parent_path()) {
-        std::error_code ec;
-        std::filesystem::create_directories(p.parent_path(), ec);
-    }
-    tmp = path + ".tmp";
-    std::FILE* f = std::fopen(tmp.c_str(), "w");
-    if (f == nullptr) throw InputError(fmt::format("{}: cannot write output file", path));
-    return f;
-}
-
-void commit_temp(std::FILE* f, const std::string& tmp, const std::string& path) {
-    const bool ok = std::fflush(f) == 0 && std::ferror(f) == 0;
-    std::fclose(f);
-    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0)
-        throw InputError(fmt::format("{}: could not write the output (disk full or no permission?)", path));
-}
-
-void write_summary(std::FILE* f, const Summary& s) {
-    fmt::print(f,
+void write_summary(AtomicFile& f, const Summary& s) {
+    f.print(
                "{{\"jobs\":{},\"finished\":{},\"rejected\":{},\"unfinished\":{},\"avg_jct\":{},\"p50_jct\":{},"
                "\"p95_jct\":{},\"p99_jct\":{},\"avg_queueing_delay\":{},\"makespan\":{},\"gpu_utilization\":{},"
                "\"gpu_utilization_by_type\":{{",
@@ -165,21 +144,20 @@ void write_summary(std::FILE* f, const Summary& s) {
                json_out::number(s.p95_jct), json_out::number(s.p99_jct), json_out::number(s.avg_queueing_delay),
                json_out::number(s.makespan), json_out::number(s.gpu_utilization));
     for (std::size_t i = 0; i < s.gpu_utilization_by_type.size(); ++i)
-        fmt::print(f, "{}{}:{}", i ? "," : "", json_out::quote(s.gpu_utilization_by_type[i].first),
+        f.print("{}{}:{}", i ? "," : "", json_out::quote(s.gpu_utilization_by_type[i].first),
                    json_out::number(s.gpu_utilization_by_type[i].second));
-    fmt::print(f, "}},\"preemptions\":{},\"events\":{}}}", s.preemptions, s.events);
+    f.print("}},\"preemptions\":{},\"events\":{}}}", s.preemptions, s.events);
 }
 
-void write_number_array(std::FILE* f, const std::vector<double>& xs) {
-    std::fputc('[', f);
-    for (std::size_t i = 0; i < xs.size(); ++i) fmt::print(f, "{}{}", i ? "," : "", json_out::number(xs[i]));
-    std::fputc(']', f);
+void write_number_array(AtomicFile& f, const std::vector<double>& xs) {
+    f.put('[');
+    for (std::size_t i = 0; i < xs.size(); ++i) f.print("{}{}", i ? "," : "", json_out::number(xs[i]));
+    f.put(']');
 }
 
 void write_jobs_csv(const RunInputs& in, const RunOutcome& o, const std::string& path) {
-    std::string tmp;
-    std::FILE* f = open_temp(path, tmp);
-    fmt::print(f, "job_id,submit_time,start_time,finish_time,jct,queueing_delay,num_gpus,gpu_type,preemptions,state\n");
+    AtomicFile f(path);
+    f.print("job_id,submit_time,start_time,finish_time,jct,queueing_delay,num_gpus,gpu_type,preemptions,state\n");
     auto cell = [](Time t) { return t == kNever ? std::string() : json_out::number(to_seconds(t)); };
     for (JobIdx j = 0; j < o.jobs.size(); ++j) {
         const JobInfo& job = o.jobs[j];
@@ -187,13 +165,13 @@ void write_jobs_csv(const RunInputs& in, const RunOutcome& o, const std::string&
         const bool done = job.state == JobState::Finished;
         std::string id = in.trace.jobs[j].id;
         if (id.find_first_of(",\"") != std::string::npos) id = "\"" + id + "\"";
-        fmt::print(f, "{},{},{},{},{},{},{},{},{},{}\n", id, json_out::number(to_seconds(job.submit)),
+        f.print("{},{},{},{},{},{},{},{},{},{}\n", id, json_out::number(to_seconds(job.submit)),
                    cell(job.first_start), done ? cell(job.finish) : "",
                    done ? json_out::number(to_seconds(job.finish - job.submit)) : "",
                    ran ? json_out::number(to_seconds(job.first_start - job.submit)) : "", job.num_gpus,
                    ran ? in.cluster.gpu_types[o.job_gpu_type[j]].name : "", job.preemptions, state_name(job.state));
     }
-    commit_temp(f, tmp, path);
+    f.commit();
 }
 
 }  // namespace
@@ -201,18 +179,17 @@ void write_jobs_csv(const RunInputs& in, const RunOutcome& o, const std::string&
 void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o, const RunSelfProfile& self) {
     if (!c.jobs_csv.empty()) write_jobs_csv(in, o, c.jobs_csv);
     if (c.out.empty()) return;
-    std::string tmp;
-    std::FILE* f = open_temp(c.out, tmp);
-    fmt::print(f, "{{\"schema\":\"dlsim.result/1\",\n\"config\":{},\n\"summary\":", o.config_json);
+    AtomicFile f(c.out);
+    f.print("{{\"schema\":\"dlsim.result/1\",\n\"config\":{},\n\"summary\":", o.config_json);
     write_summary(f, o.summary);
-    fmt::print(f, ",\n\"jobs\":[");
+    f.print(",\n\"jobs\":[");
     if (c.job_records) {
         for (JobIdx j = 0; j < o.jobs.size(); ++j) {
             const JobInfo& job = o.jobs[j];
             const JobRecord& r = in.trace.jobs[j];
             const bool done = job.state == JobState::Finished;
             const bool ran = job.first_start != kNever;
-            fmt::print(f,
+            f.print(
                        "{}\n{{\"job_id\":{},\"submit_time\":{},\"start_time\":{},\"finish_time\":{},\"jct\":{},"
                        "\"queueing_delay\":{},\"num_gpus\":{},\"gpu_type\":{},\"preemptions\":{},\"state\":\"{}\"",
                        j ? "," : "", json_out::quote(r.id), json_out::number(to_seconds(job.submit)), when(job.first_start),
@@ -221,29 +198,29 @@ void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o,
                        ran ? json_out::quote(in.cluster.gpu_types[o.job_gpu_type[j]].name) : "null", job.preemptions,
                        state_name(job.state));
             if (auto it = o.rejected.find(j); it != o.rejected.end())
-                fmt::print(f, ",\"reason\":{}", json_out::quote(it->second));
+                f.print(",\"reason\":{}", json_out::quote(it->second));
             const std::pair<const char*, StrId> extras[] = {{"model", r.model}, {"user", r.user}, {"vc", r.vc}, {"status", r.status}};
             for (const auto& [key, id] : extras)
-                if (id != 0) fmt::print(f, ",\"{}\":{}", key, json_out::quote(in.trace.strings[id]));
-            std::fputc('}', f);
+                if (id != 0) f.print(",\"{}\":{}", key, json_out::quote(in.trace.strings[id]));
+            f.put('}');
         }
     }
-    fmt::print(f, "],\n\"timeseries\":{{\"time\":");
+    f.print("],\n\"timeseries\":{{\"time\":");
     write_number_array(f, o.timeseries.time);
-    fmt::print(f, ",\"busy_gpus\":{{");
+    f.print(",\"busy_gpus\":{{");
     for (std::size_t t = 0; t < o.timeseries.busy.size(); ++t) {
-        fmt::print(f, "{}{}:", t ? "," : "", json_out::quote(in.cluster.gpu_types[t].name));
+        f.print("{}{}:", t ? "," : "", json_out::quote(in.cluster.gpu_types[t].name));
         write_number_array(f, o.timeseries.busy[t]);
     }
-    fmt::print(f, "}},\"queued_jobs\":");
+    f.print("}},\"queued_jobs\":");
     write_number_array(f, o.timeseries.queued);
-    fmt::print(f, ",\"running_jobs\":");
+    f.print(",\"running_jobs\":");
     write_number_array(f, o.timeseries.running);
-    fmt::print(f, "}},\n\"run\":{{\"version\":{},\"wall_seconds\":{},\"policy_seconds\":{},\"policy_calls\":{},"
+    f.print("}},\n\"run\":{{\"version\":{},\"wall_seconds\":{},\"policy_seconds\":{},\"policy_calls\":{},"
                   "\"peak_rss_mb\":{}}}}}\n",
                json_out::quote(dlsim_version()), json_out::number(self.wall_seconds),
                json_out::number(o.stats.policy_seconds), o.stats.policy_calls, json_out::number(self.peak_rss_mb));
-    commit_temp(f, tmp, c.out);
+    f.commit();
 }
 
 }  // namespace dlsim

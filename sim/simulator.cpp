@@ -34,8 +34,9 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
     running_pos_.assign(n, kNotRunning);
     arrival_order_.resize(n);
     std::iota(arrival_order_.begin(), arrival_order_.end(), JobIdx{0});
-    std::stable_sort(arrival_order_.begin(), arrival_order_.end(),
-                     [&](JobIdx a, JobIdx b) { return jobs_[a].submit < jobs_[b].submit; });
+    auto by_submit = [&](JobIdx a, JobIdx b) { return jobs_[a].submit < jobs_[b].submit; };
+    if (!std::is_sorted(arrival_order_.begin(), arrival_order_.end(), by_submit))  // most traces are
+        std::stable_sort(arrival_order_.begin(), arrival_order_.end(), by_submit);
     running_.reserve(cluster.num_gpus());
     queue_.reserve(cluster.num_gpus() + 16);
 }

@@ -73,6 +73,10 @@ TEST_CASE("srtf: preempts only for shorter waiting jobs, fills greedily", "[sche
     }
     CHECK(o.summary.preemptions == 3);
     CHECK(o.summary.makespan == 15);
+    // Calls at the 8 instants with changes (0, 2, 3, 4, 6, 7, 9, 15); the stale completions of the
+    // preempted jobs (c at 5, b at 8, a at 10) are dropped without a call.
+    CHECK(o.stats.policy_calls == 8);
+    CHECK(o.summary.events == 10);
     // Work is conserved: busy GPU-seconds = 10 + 8 + 3 + 2x1 + 1 = 24 over 2 GPUs x 15 s.
     CHECK(o.summary.gpu_utilization == Approx(24.0 / 30.0));
 }

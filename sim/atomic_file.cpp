@@ -1,0 +1,42 @@
+#include "sim/atomic_file.hpp"
+
+#include "models/input_error.hpp"
+
+#include <filesystem>
+
+namespace dlsim {
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
+    const std::filesystem::path p(path_);
+    if (p.has_parent_path()) {
+        std::error_code ec;
+        std::filesystem::create_directories(p.parent_path(), ec);
+    }
+    file_ = std::fopen(tmp_.c_str(), "w");
+    if (file_ == nullptr) throw InputError(fmt::format("{}: cannot write output file", path_));
+}
+
+AtomicFile::~AtomicFile() {
+    if (file_ != nullptr) {
+        std::fclose(file_);
+        std::remove(tmp_.c_str());
+    }
+}
+
+void AtomicFile::flush() {
+    if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) failed_ = true;
+    buffer_.clear();
+}
+
+void AtomicFile::commit() {
+    flush();
+    const bool ok = !failed_ && std::fflush(file_) == 0 && std::ferror(file_) == 0;
+    std::fclose(file_);
+    file_ = nullptr;
+    if (!ok || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+        std::remove(tmp_.c_str());
+        throw InputError(fmt::format("{}: could not write the output (disk full or no permission?)", path_));
+    }
+}
+
+}  // namespace dlsim
