@@ -54,13 +54,28 @@ bool ConsolidatedPlacer::place(const ClusterView& view, GpuTypeIdx t, int n, std
         by_rack_[cluster.nodes[node].rack].emplace_back(free, node);
         all_.emplace_back(free, node);
     }
-    std::size_t best_nodes = 0;
-    std::uint32_t best_rack = 0;
+    // The fewest nodes possible: the greedy fill over all nodes (largest first) is optimal.
+    const std::size_t fewest = fill(all_, n, nullptr);
+    if (fewest == 0) return false;
+    // Then the fewest racks: one rack if one holds the job on that many nodes (lowest rack id) ...
+    for (std::uint32_t r = 0; r < by_rack_.size(); ++r)
+        if (fill(by_rack_[r], n, nullptr) == fewest) return fill(by_rack_[r], n, &out) != 0;
+    // ... else the shortest run of racks, most free GPUs first, that still needs only that many nodes
+    // (a heuristic: the exact minimum is a set-cover problem).
+    rack_order_.clear();
     for (std::uint32_t r = 0; r < by_rack_.size(); ++r) {
-        const std::size_t used = fill(by_rack_[r], n, nullptr);
-        if (used != 0 && (best_nodes == 0 || used < best_nodes)) { best_nodes = used; best_rack = r; }
+        int free = 0;
+        for (const auto& [f, node] : by_rack_[r]) free += f;
+        if (free > 0) rack_order_.emplace_back(free, r);
     }
-    if (best_nodes != 0) return fill(by_rack_[best_rack], n, &out) != 0;
+    std::sort(rack_order_.begin(), rack_order_.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    all_.clear();
+    for (const auto& [free, r] : rack_order_) {
+        all_.insert(all_.end(), by_rack_[r].begin(), by_rack_[r].end());
+        if (fill(all_, n, nullptr) == fewest) break;
+    }
     return fill(all_, n, &out) != 0;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // `consolidated` placement (DESIGN.md "Rules of the model"): the fewest nodes, then the fewest racks.
 // A job that fits on one node goes to the best-fitting node (fewest free GPUs that still hold it;
-// ties: lowest node id). A wider job prefers one rack: among racks that can hold it, the one needing
-// the fewest nodes (ties: lowest rack id); inside the chosen set it takes the nodes with the most free
-// GPUs first and fills the remainder best-fit.
+// ties: lowest node id). A wider job takes the fewest nodes possible (nodes with the most free GPUs
+// first, the remainder best-fit), and among such placements one rack if one suffices (lowest rack id),
+// else the fewest racks it finds by adding racks in order of free GPUs.
 #include "policies/policy.hpp"
 
 #include <vector>
@@ -20,6 +20,7 @@ private:
 
     std::vector<std::vector<std::pair<int, NodeIdx>>> by_rack_;  // scratch
     std::vector<std::pair<int, NodeIdx>> all_;                   // scratch
+    std::vector<std::pair<int, std::uint32_t>> rack_order_;      // scratch: (free, rack)
 };
 
 }  // namespace dlsim

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -31,10 +32,19 @@ CsvLines::CsvLines(std::string text, std::string origin, char separator)
 bool CsvLines::next(std::vector<std::string_view>& fields) {
     fields.clear();
     while (pos_ < text_.size()) {
-        ++line_;
+        line_ = ++consumed_;
         std::size_t end = text_.find('\n', pos_);
         if (end == std::string::npos) end = text_.size();
         std::string_view row(text_.data() + pos_, end - pos_);
+        // A quoted field may hold line breaks (RFC 4180): extend the record while a quote is open.
+        if (row.find('"') != std::string_view::npos) {
+            while (std::count(row.begin(), row.end(), '"') % 2 == 1 && end < text_.size()) {
+                end = text_.find('\n', end + 1);
+                if (end == std::string::npos) end = text_.size();
+                ++consumed_;
+                row = std::string_view(text_.data() + pos_, end - pos_);
+            }
+        }
         pos_ = end + 1;
         if (!row.empty() && row.back() == '\r') row.remove_suffix(1);
         if (trim(row).empty()) continue;

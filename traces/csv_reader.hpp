@@ -1,5 +1,6 @@
 #pragma once
 // Line-by-line CSV splitting shared by the CSV trace readers: RFC 4180 quoting, CRLF, blank lines.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,14 +17,14 @@ public:
     /// Next non-blank line split into fields (views into an internal buffer valid until the next call).
     /// Returns false at the end of the file.
     bool next(std::vector<std::string_view>& fields);
-    /// 1-based number of the line last returned.
+    /// 1-based number of the line where the record last returned starts.
     std::uint32_t line() const { return line_; }
     const std::string& origin() const { return origin_; }
 
 private:
     std::string text_, origin_, unquoted_;
     std::size_t pos_ = 0;
-    std::uint32_t line_ = 0;
+    std::uint32_t line_ = 0, consumed_ = 0;
     char sep_;
 };
 
