@@ -120,6 +120,8 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
     if (!doc.contains("racks")) jf::fail(file, "racks", "an array of racks");
     const auto& racks = doc["racks"];
     if (!racks.is_array() || racks.empty()) jf::fail(file, "racks", "a non-empty array of racks", &racks);
+    constexpr long long kMaxGpus = 10'000'000;
+    long long total_gpus = 0;
     for (std::size_t r = 0; r < racks.size(); ++r) {
         const std::string path = fmt::format("racks[{}]", r);
         const auto& v = jf::require_object(racks[r], file, path);
@@ -131,9 +133,11 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
         if (!v.contains("nodes")) jf::fail(file, path + ".nodes", "the number of nodes per rack (>= 1)");
         const long long nodes = jf::integer(v["nodes"], file, path + ".nodes", 1);
         const long long count = v.contains("count") ? jf::integer(v["count"], file, path + ".count", 1) : 1;
-        if (nodes * count > 1'000'000) jf::fail(file, path, "at most 1,000,000 nodes per rack entry");
+        if (nodes > 1'000'000 || count > 1'000'000 / nodes) jf::fail(file, path, "at most 1,000,000 nodes per rack entry");
         if (v.contains("pod")) jf::integer(v["pod"], file, path + ".pod", 0);
         const NodeType& nt = c.node_types[it->second];
+        total_gpus += nodes * count * nt.gpus;  // each factor is bounded above, so no overflow
+        if (total_gpus > kMaxGpus) jf::fail(file, path, "at most 10,000,000 GPUs in the cluster");
         for (long long k = 0; k < count; ++k) {
             for (long long n = 0; n < nodes; ++n)
                 c.nodes.push_back(Node{it->second, nt.gpu_type, nt.gpus, 0, c.num_racks});
@@ -142,7 +146,6 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
     }
     c.finalize();
     if (c.num_gpus() == 0) jf::fail(file, "racks", "at least one GPU in the cluster");
-    if (c.num_gpus() > 10'000'000) jf::fail(file, "racks", "at most 10,000,000 GPUs");
 
     if (doc.contains("reference_gpu_type")) {
         auto idx = c.find_gpu_type(jf::string(doc["reference_gpu_type"], file, "reference_gpu_type"));

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 namespace dlsim {
 
 ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
@@ -90,6 +92,14 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
             can_run |= GpuTypeMask{1} << t;
             widest = std::max(widest, cluster.gpus_of_type(t));
             if (cluster.gpus_of_type(t) >= s.num_gpus) s.runnable |= GpuTypeMask{1} << t;
+        }
+        // The slowest type it may get must still finish within engine time (up to 1e12 s of run time).
+        for (GpuTypeMask m = s.runnable; m != 0; m &= m - 1) {
+            const auto t = static_cast<GpuTypeIdx>(std::countr_zero(m));
+            if (!(s.work / rates.rate(s.model, t, s.num_gpus) <= 1e12))
+                throw InputError(fmt::format("{}: the job would run {:.3g} s on {}, more than the 1e12 s dlsim can "
+                                             "simulate", where(r.work > 0 ? "work" : "duration"),
+                                             s.work / rates.rate(s.model, t, s.num_gpus), cluster.gpu_types[t].name));
         }
         if (s.runnable == 0) {
             std::string why = can_run == 0

@@ -90,7 +90,8 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c) {
     const Params policy_params = resolve_params("policy " + c.policy, policy_entry.params, c.params);
     const auto& placer_entry = builtin_placers().find(c.placement);
     const Params placer_params = resolve_params("placement " + c.placement, placer_entry.params, {});
-    if (!(c.restart_cost >= 0)) throw InputError("--restart-cost: expected seconds >= 0");
+    if (!(c.restart_cost >= 0 && c.restart_cost <= 1e12))
+        throw InputError(fmt::format("--restart-cost: expected seconds in [0, 1e12], got {}", c.restart_cost));
 
     RunOutcome out;
     out.config_json = config_json(in, c, policy_params, placer_params);
@@ -109,7 +110,15 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c) {
         log = std::make_unique<EventLog>(c.event_log, in.trace, in.cluster);
         sim.add_observer(*log);
     }
-    out.stats = sim.run();
+    try {
+        out.stats = sim.run();
+    } catch (const TimeOverflow& e) {
+        const JobRecord& r = in.trace.jobs[e.job];
+        throw InputError(fmt::format("{}:{}: job '{}' would finish at {:.3g} s, past the end of simulated time "
+                                     "(about 4.6e12 s): check the trace's durations and work and the profile's "
+                                     "throughputs",
+                                     in.trace.path, r.line, r.id, e.finish_seconds));
+    }
     out.summary = metrics.summarize(sim.jobs(), out.stats.events);
     out.timeseries = metrics.timeseries();
     out.jobs = sim.take_jobs();

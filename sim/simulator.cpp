@@ -166,7 +166,12 @@ void Simulator::start(JobIdx j, GpuTypeIdx t, int n) {
     job.stint_start = now_;
     job.progress_from = now_ + delay;
     if (job.first_start == kNever) job.first_start = now_;
-    job.finish = job.progress_from + static_cast<Time>(std::llround(job.remaining / job.rate * kMicrosPerSecond));
+    // Engine time ends at 2^63 µs (about 292,000 years); a schedule that runs past it is bad input
+    // (absurd durations, work or throughputs), not a reason to wrap around.
+    const double run_us = std::round(job.remaining / job.rate * kMicrosPerSecond);
+    if (!(run_us < static_cast<double>(kNever / 2 - job.progress_from)))
+        throw TimeOverflow{j, to_seconds(job.progress_from) + run_us / kMicrosPerSecond};
+    job.finish = job.progress_from + static_cast<Time>(run_us);
     queue_.push(job.finish, Phase::Completion, j, ++generation_[j]);
     running_pos_[j] = static_cast<std::uint32_t>(running_.size());
     running_.push_back(j);

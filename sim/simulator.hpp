@@ -23,6 +23,13 @@ struct SimStats {
     double engine_seconds = 0;       ///< wall time of the whole event loop, policy included
 };
 
+/// Thrown when a job would finish past the end of engine time (2^63 µs): bad input (absurd durations,
+/// work or throughputs), reported by the caller with the job's file and line.
+struct TimeOverflow {
+    JobIdx job;
+    double finish_seconds;
+};
+
 class Simulator final : public ClusterView {
 public:
     Simulator(const Cluster& cluster, const RateModel& rates, const ResolvedJobs& jobs, Policy& policy,
