@@ -58,7 +58,8 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
         bool any = false;
         for (const auto& [type, x] : thr.items()) {
             const double rate = jf::number(x, file, path + ".throughput." + type, 0);
-            m.throughput[lower_ascii(type)] = rate;
+            if (!m.throughput.emplace(lower_ascii(type), rate).second)
+                jf::fail(file, path + ".throughput." + type, "each GPU type once (names are case-insensitive)");
             any = any || rate > 0;
         }
         if (!any) jf::fail(file, path + ".throughput", "a positive throughput on at least one GPU type", &thr);

@@ -12,6 +12,8 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -50,6 +52,14 @@ bool parse(int argc, char** argv, const po::options_description& desc, po::varia
     return true;
 }
 
+std::uint64_t parse_seed(const std::string& text) {
+    std::uint64_t seed = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+        throw InputError("--seed: expected an integer >= 0, got '" + text + "'");
+    return seed;
+}
+
 void print_summary(const RunOutcome& o, const RunConfig& c, double wall) {
     const Summary& s = o.summary;
     auto hours = [](double sec) { return sec / 3600.0; };
@@ -83,7 +93,7 @@ int cmd_run(int argc, char** argv) {
         ("policy", po::value<std::string>(), "scheduling policy (see 'dlsim policies'); default fifo")
         ("param", po::value<std::vector<std::string>>(&params)->composing(), "policy parameter k=v (repeatable)")
         ("placement", po::value<std::string>(), "placer (see 'dlsim policies'); default consolidated")
-        ("seed", po::value<std::uint64_t>(), "random seed; default 0")
+        ("seed", po::value<std::string>(), "random seed (an integer >= 0); default 0")
         ("restart-cost", po::value<double>(), "seconds without progress on every restart after a preemption; default 0")
         ("strict", "a job that can never run on this cluster is an input error (exit 2) instead of rejected")
         ("on-bad-line", po::value<std::string>(&on_bad_line), "malformed trace row: error (default) or skip")
@@ -97,29 +107,18 @@ int cmd_run(int argc, char** argv) {
 
     const auto t0 = std::chrono::steady_clock::now();
     if (vm.count("config")) apply_config_file(c, vm["config"].as<std::string>());
-    auto str = [&](const char* key, std::string& field) {
-        if (vm.count(key)) field = vm[key].as<std::string>();
-    };
-    str("trace", c.trace);
-    str("trace-format", c.trace_format);
-    str("cluster", c.cluster);
-    str("profiles", c.profiles);
-    str("policy", c.policy);
-    str("placement", c.placement);
-    str("out", c.out);
-    str("jobs-csv", c.jobs_csv);
-    str("event-log", c.event_log);
+    for (const auto& setting : text_settings()) {
+        std::string flag = setting.key;
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        if (vm.count(flag)) c.*setting.field = vm[flag].as<std::string>();
+    }
     for (const auto& kv : params) add_param(c, kv);
-    if (vm.count("seed")) c.seed = vm["seed"].as<std::uint64_t>();
+    if (vm.count("seed")) c.seed = parse_seed(vm["seed"].as<std::string>());
     if (vm.count("restart-cost")) c.restart_cost = vm["restart-cost"].as<double>();
     if (vm.count("strict")) c.strict = true;
     if (vm.count("timeseries-points")) c.timeseries_points = vm["timeseries-points"].as<std::size_t>();
     if (vm.count("no-job-records")) c.job_records = false;
-    if (vm.count("on-bad-line")) {
-        if (on_bad_line == "error") c.on_bad_line = BadLinePolicy::Error;
-        else if (on_bad_line == "skip") c.on_bad_line = BadLinePolicy::Skip;
-        else throw InputError("--on-bad-line: expected error or skip, got '" + on_bad_line + "'");
-    }
+    if (vm.count("on-bad-line")) c.on_bad_line = parse_bad_line_policy(on_bad_line, "--on-bad-line");
 
     const RunInputs inputs = load_inputs(c);
     const ReadReport& rep = inputs.trace.report;
@@ -211,12 +210,12 @@ int cmd_trace(int argc, char** argv) {
     po::options_description desc("dlsim trace generate: Poisson arrivals, Gavel's Philly-derived size and duration mix");
     std::size_t jobs = 1000;
     double rate = 1.0;
-    std::uint64_t seed = 0;
+    std::string seed = "0";
     std::string profiles = default_run_config().profiles, out;
     desc.add_options()("help,h", "show this help")
         ("jobs", po::value<std::size_t>(&jobs), "number of jobs; default 1000")
         ("rate", po::value<double>(&rate), "arrival rate in jobs/hour; default 1")
-        ("seed", po::value<std::uint64_t>(&seed), "random seed; default 0")
+        ("seed", po::value<std::string>(&seed), "random seed (an integer >= 0); default 0")
         ("profiles", po::value<std::string>(&profiles), "draw models uniformly from this profile")
         ("no-models", "generate jobs without a model")
         ("out", po::value<std::string>(&out), "output CSV (default: stdout)");
@@ -225,7 +224,7 @@ int cmd_trace(int argc, char** argv) {
     GavelMixOptions o;
     o.num_jobs = jobs;
     o.jobs_per_hour = rate;
-    o.seed = seed;
+    o.seed = parse_seed(seed);
     if (!vm.count("no-models"))
         for (const auto& m : load_profiles(profiles).models) o.models.push_back(m.name);
     const Trace t = generate_gavel_mix(o);

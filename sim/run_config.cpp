@@ -30,24 +30,31 @@ void add_param(RunConfig& config, const std::string& kv) {
     config.params[kv.substr(0, eq)] = kv.substr(eq + 1);
 }
 
+std::span<const TextSetting> text_settings() {
+    static constexpr TextSetting kSettings[] = {
+        {"trace", &RunConfig::trace},         {"trace_format", &RunConfig::trace_format},
+        {"cluster", &RunConfig::cluster},     {"profiles", &RunConfig::profiles},
+        {"policy", &RunConfig::policy},       {"placement", &RunConfig::placement},
+        {"out", &RunConfig::out},             {"jobs_csv", &RunConfig::jobs_csv},
+        {"event_log", &RunConfig::event_log},
+    };
+    return kSettings;
+}
+
+BadLinePolicy parse_bad_line_policy(const std::string& value, const std::string& where) {
+    if (value == "error") return BadLinePolicy::Error;
+    if (value == "skip") return BadLinePolicy::Skip;
+    throw InputError(fmt::format("{}: expected error or skip, got '{}'", where, value));
+}
+
 void apply_config_file(RunConfig& c, const std::string& path) {
     const jf::Json doc = jf::parse_file(path);
     jf::require_object(doc, path, "(top level)");
     jf::check_keys(doc, path, "", {"trace", "trace_format", "cluster", "profiles", "policy", "params", "placement",
                                    "seed", "restart_cost", "strict", "on_bad_line", "timeseries_points", "out",
                                    "jobs_csv", "event_log", "job_records"});
-    auto str = [&](const char* key, std::string& field) {
-        if (doc.contains(key)) field = jf::string(doc[key], path, key);
-    };
-    str("trace", c.trace);
-    str("trace_format", c.trace_format);
-    str("cluster", c.cluster);
-    str("profiles", c.profiles);
-    str("policy", c.policy);
-    str("placement", c.placement);
-    str("out", c.out);
-    str("jobs_csv", c.jobs_csv);
-    str("event_log", c.event_log);
+    for (const auto& setting : text_settings())
+        if (doc.contains(setting.key)) c.*setting.field = jf::string(doc[setting.key], path, setting.key);
     if (doc.contains("params")) {
         for (const auto& [k, v] : jf::require_object(doc["params"], path, "params").items())
             c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -64,12 +71,8 @@ void apply_config_file(RunConfig& c, const std::string& path) {
         if (!doc["job_records"].is_boolean()) jf::fail(path, "job_records", "true or false", &doc["job_records"]);
         c.job_records = doc["job_records"].get<bool>();
     }
-    if (doc.contains("on_bad_line")) {
-        const std::string v = jf::string(doc["on_bad_line"], path, "on_bad_line");
-        if (v == "error") c.on_bad_line = BadLinePolicy::Error;
-        else if (v == "skip") c.on_bad_line = BadLinePolicy::Skip;
-        else jf::fail(path, "on_bad_line", "error or skip", &doc["on_bad_line"]);
-    }
+    if (doc.contains("on_bad_line"))
+        c.on_bad_line = parse_bad_line_policy(jf::string(doc["on_bad_line"], path, "on_bad_line"), path + ": on_bad_line");
 }
 
 }  // namespace dlsim

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 
 namespace dlsim {
@@ -32,5 +33,16 @@ void apply_config_file(RunConfig& config, const std::string& path);
 
 /// Splits "k=v" into the params map; a malformed one is an InputError.
 void add_param(RunConfig& config, const std::string& kv);
+
+/// A text setting: its run-config key (the long flag is the key with '-' for '_') and its field.
+struct TextSetting {
+    const char* key;
+    std::string RunConfig::*field;
+};
+/// Every text setting, shared by the config-file reader and the command line.
+std::span<const TextSetting> text_settings();
+
+/// "error" or "skip"; anything else is an InputError naming `where`.
+BadLinePolicy parse_bad_line_policy(const std::string& value, const std::string& where);
 
 }  // namespace dlsim

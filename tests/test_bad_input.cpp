@@ -396,3 +396,21 @@ TEST_CASE("a --restart-cost too large for engine time is an input error", "[bad-
         }
     }
 }
+
+TEST_CASE("run flags with impossible values exit 2 naming the flag", "[bad-input]") {
+    for (const char* args : {"run --seed -1", "run --on-bad-line maybe", "trace generate --jobs 3 --seed x"}) {
+        INFO(args);
+        const CliResult r = run_cli(args);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find(std::string(args).find("seed") != std::string::npos ? "--seed" : "--on-bad-line") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("a profile naming one GPU type twice (case-insensitively) is an input error", "[bad-input]") {
+    const std::string profile =
+        write_temp("dup-type.json", R"({"models": {"m": {"throughput": {"V100": 1, "v100": 2}}}})");
+    const CliResult r = run_cli("validate " + profile);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(profile + ": models.m.throughput.v100: expected each GPU type once") != std::string::npos);
+}
