@@ -9,6 +9,7 @@
 #include "sim/file_hash.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/json_out.hpp"
+#include "traces/trace_format.hpp"
 
 #include <sys/resource.h>
 
@@ -34,9 +35,10 @@ RunInputs load_inputs(const RunConfig& c) {
     in.cluster_sha256 = sha256_file(c.cluster);
     in.profiles = load_profiles(c.profiles);
     in.profiles_sha256 = sha256_file(c.profiles);
-    if (c.trace_format != "csv")
-        throw InputError(fmt::format("--trace-format: unknown format '{}' (valid: csv)", c.trace_format));
-    in.trace = read_canonical_csv(c.trace, c.on_bad_line);
+    ReadOptions options;
+    options.on_bad_line = c.on_bad_line;
+    options.time_unit = c.time_unit;
+    in.trace = read_trace(c.trace, c.trace_format, options);
     in.trace_sha256 = sha256_file(c.trace);
     return in;
 }
@@ -67,6 +69,7 @@ std::string config_json(const RunInputs& in, const RunConfig& c, const Params& p
     for (const auto& [why, n] : in.trace.report.dropped) report["dropped"][why] = n;
     report["repaired"] = Json::object();
     for (const auto& [why, n] : in.trace.report.repaired) report["repaired"][why] = n;
+    report["assumptions"] = in.trace.report.assumptions;
     Json cfg = Json::object();
     cfg["trace"] = {{"path", in.trace.path}, {"format", in.trace.format}, {"sha256", in.trace_sha256}, {"report", report}};
     cfg["cluster"] = {{"path", c.cluster}, {"sha256", in.cluster_sha256}, {"gpus", in.cluster.num_gpus()}};

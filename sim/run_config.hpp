@@ -10,7 +10,8 @@
 namespace dlsim {
 
 struct RunConfig {
-    std::string trace, trace_format = "csv", cluster, profiles;
+    std::string trace, trace_format = "auto", cluster, profiles;
+    double time_unit = 0;  ///< seconds per unit of the trace's relative times; 0 = the format's default
     std::string policy = "fifo";
     std::map<std::string, std::string> params;  ///< raw k=v, checked against the policy's specs
     std::string placement = "consolidated";

@@ -24,27 +24,6 @@ constexpr std::array<const char*, kNumColumns> kColumnNames = {
     "gpu_fraction", "work", "user", "vc", "status", "priority"};
 constexpr int kRequired = 4;  // the first four columns
 
-/// A row-level problem: under --on-bad-line skip it is counted by `reason`.
-struct RowError {
-    std::string reason, message;
-};
-
-std::optional<double> parse_double(std::string_view s) {
-    s = trim(s);
-    double v = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-    return v;
-}
-
-std::optional<long long> parse_integer(std::string_view s) {
-    s = trim(s);
-    long long v = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-    return v;
-}
-
 class RowParser {
 public:
     RowParser(const CsvLines& csv, const std::array<int, kNumColumns>& where) : csv_(csv), where_(where) {}
@@ -54,9 +33,7 @@ public:
     std::string_view raw(const std::vector<std::string_view>& f, Column c) const { return trim(f[where_[c]]); }
 
     [[noreturn]] void fail(Column c, std::string_view expected, std::string_view got) const {
-        throw RowError{fmt::format("bad {}", kColumnNames[c]),
-                       fmt::format("{}:{}: column '{}': expected {}, got '{}'", csv_.origin(), csv_.line(),
-                                   kColumnNames[c], expected, got)};
+        throw field_error(csv_.origin(), csv_.line(), kColumnNames[c], expected, got);
     }
 
     double number(const std::vector<std::string_view>& f, Column c, double lo, bool lo_inclusive, double hi,
@@ -153,9 +130,7 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
             trace.jobs.push_back(std::move(job));
             ++trace.report.kept;
         } catch (const RowError& e) {
-            if (on_bad_line == BadLinePolicy::Error) throw InputError(e.message);
-            ++trace.report.dropped[e.reason];
-            if (trace.report.first_errors.size() < 5) trace.report.first_errors.push_back(e.message);
+            handle_row_error(e, on_bad_line, trace.report);
         }
     }
     if (trace.jobs.empty())

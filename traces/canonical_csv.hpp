@@ -2,13 +2,12 @@
 // The canonical trace CSV (DESIGN.md "Inputs"): header with job_id, submit_time, num_gpus, duration
 // and the optional columns. Strict: every error names file:line, the column and what was expected.
 #include "traces/job_record.hpp"
+#include "traces/row_parsing.hpp"
 
 #include <ostream>
 #include <string>
 
 namespace dlsim {
-
-enum class BadLinePolicy { Error, Skip };
 
 /// Reads and validates a canonical CSV trace. Under BadLinePolicy::Skip a malformed row is dropped
 /// and counted by reason in the trace's report; header errors are always fatal.

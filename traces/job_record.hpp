@@ -24,6 +24,9 @@ private:
     std::map<std::string, StrId, std::less<>> index_;
 };
 
+/// A job's recorded end, normalised from each trace's own status words (the raw word stays in `status`).
+enum class JobOutcome : std::uint8_t { Unknown, Completed, Failed, Killed };
+
 struct JobRecord {
     std::string id;              ///< kept as given
     double submit_time = 0;      ///< s from the trace start
@@ -34,6 +37,7 @@ struct JobRecord {
     double priority = 0;
     StrId model = 0, gpu_type = 0, allowed_gpu_types = 0;  ///< allowed: '|'-separated names
     StrId user = 0, vc = 0, status = 0;
+    JobOutcome outcome = JobOutcome::Unknown;
     std::uint32_t line = 0;      ///< line in the source file, for messages
 };
 
@@ -44,11 +48,16 @@ struct ReadReport {
     std::map<std::string, std::uint64_t> dropped;   ///< reason -> rows
     std::map<std::string, std::uint64_t> repaired;  ///< reason -> rows
     std::vector<std::string> first_errors;          ///< the first few skipped rows' messages
+    std::vector<std::string> assumptions;           ///< choices the reader made where the format is silent
 };
 
 struct Trace {
     std::string path;    ///< the file it came from (or a description of a generated trace)
     std::string format;  ///< reader name, e.g. "csv"
+    /// What submit time 0 is in the source's own clock (s; Unix time for wall-clock traces).
+    double time_origin = 0;
+    /// True when time_origin is a real wall-clock instant (so hours of day mean something).
+    bool wall_clock = false;
     std::vector<JobRecord> jobs;
     StringTable strings;
     ReadReport report;

@@ -1,0 +1,13 @@
+// STUB: to be written.
+#include "models/input_error.hpp"
+#include "traces/trace_format.hpp"
+
+namespace dlsim {
+
+Trace read_alibaba_pai2020_trace(const std::string& path, const ReadOptions&) {
+    throw InputError(path + ": the alibaba_pai2020 reader is not written yet");
+}
+
+bool detect_alibaba_pai2020(std::string_view, std::string_view) { return false; }
+
+}  // namespace dlsim
