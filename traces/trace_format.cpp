@@ -54,7 +54,9 @@ Trace read_trace(const std::string& path, const std::string& format, const ReadO
         if (f.detect(path, first)) return f.read(path, options);
         names += (names.empty() ? "" : ", ") + std::string(f.name);
     }
-    if (first.empty()) throw InputError(fmt::format("{}: empty file, expected a trace", path));
+    if (first.empty())
+        throw InputError(fmt::format("{}: empty file, expected a trace (a canonical one starts with the header "
+                                     "job_id,submit_time,num_gpus,duration)", path));
     throw InputError(fmt::format("{}:1: cannot tell the trace format from the file name and first line '{}' "
                                  "(give --trace-format, one of: {})",
                                  path, first.substr(0, 80), names));
