@@ -1,9 +1,127 @@
-// STUB: to be written.
+// The Alibaba GPU 2023 ("openb") cluster from `openb_node_list_gpu_node.csv` ("sn,cpu_milli,memory_mib,gpu,model").
+// One GPU type per model string, named exactly as in the file so that the pods' gpu_spec names match; one node
+// type per (model, GPUs, CPUs, memory); the file has no rack information, so one rack entry per node type.
+#include <fmt/format.h>
+
+#include <array>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
 #include "models/cluster_import.hpp"
 #include "models/input_error.hpp"
+#include "traces/csv_reader.hpp"
+#include "traces/row_parsing.hpp"
 
 namespace dlsim {
 
-std::string cluster_from_openb_nodes(const std::string& path) { throw InputError(path + ": not written yet"); }
+namespace {
+
+enum Column { kSn, kCpuMilli, kMemoryMib, kGpu, kModel, kNumColumns };
+constexpr std::array<const char*, kNumColumns> kColumns = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
+
+/// One node type: GPU model, GPUs per node, milli-CPUs, MiB.
+using NodeKey = std::tuple<std::string, long long, long long, long long>;
+
+}  // namespace
+
+std::string cluster_from_openb_nodes(const std::string& path) {
+    CsvLines csv(path);
+    std::vector<std::string_view> fields;
+    const std::string header = "sn,cpu_milli,memory_mib,gpu,model";
+    if (!csv.next(fields)) throw InputError(fmt::format("{}: empty file, expected the header '{}'", path, header));
+    if (fields.size() != kNumColumns)
+        throw InputError(fmt::format("{}:{}: expected the header '{}' ({} columns), got {} columns", path, csv.line(),
+                                     header, static_cast<int>(kNumColumns), fields.size()));
+    for (std::size_t i = 0; i < kNumColumns; ++i) {
+        std::string_view name = trim(fields[i]);
+        if (i == 0 && name.substr(0, 3) == "\xEF\xBB\xBF") name.remove_prefix(3);
+        if (name != kColumns[i])
+            throw InputError(fmt::format("{}:{}: header column {} should be '{}', got '{}' (expected the header '{}')",
+                                         path, csv.line(), i + 1, kColumns[i], name, header));
+    }
+
+    std::vector<std::string> type_order;            // GPU models in order of first appearance
+    std::map<std::string, long long> gpus_of_type;  // model -> GPUs
+    std::vector<NodeKey> node_order;                // node types in order of first appearance
+    std::map<NodeKey, long long> node_counts;
+    std::set<std::string, std::less<>> names;
+    long long nodes = 0, gpus = 0, cpu_only = 0;
+    while (csv.next(fields)) {
+        const std::uint32_t line = csv.line();
+        if (fields.size() != kNumColumns)
+            throw InputError(fmt::format("{}:{}: expected {} fields ({}), got {}", path, line,
+                                         static_cast<int>(kNumColumns), header, fields.size()));
+        auto fail = [&](Column c, std::string_view expected) {
+            return InputError(field_error(path, line, kColumns[c], expected, trim(fields[c])).message);
+        };
+        auto integer = [&](Column c, long long lo, long long hi, std::string_view expected) {
+            auto v = parse_integer(fields[c]);
+            if (!v || *v < lo || *v > hi) throw fail(c, expected);
+            return *v;
+        };
+        const std::string_view sn = trim(fields[kSn]);
+        if (sn.empty()) throw fail(kSn, "a node name");
+        if (!names.emplace(sn).second) throw fail(kSn, "a node name not listed before");
+        const long long cpu_milli = integer(kCpuMilli, 0, 1'000'000'000, "milli-cores >= 0");
+        const long long memory = integer(kMemoryMib, 0, 1'000'000'000'000, "MiB >= 0");
+        const long long n = integer(kGpu, 0, 4096, "an integer number of GPUs in 0..4096");
+        const std::string model(trim(fields[kModel]));
+        if (n == 0) {  // a CPU-only node: nothing for a GPU scheduler to use
+            ++cpu_only;
+            continue;
+        }
+        if (model.empty()) throw fail(kModel, "the GPU model of a node with GPUs");
+        if (model.find('|') != std::string::npos) throw fail(kModel, "a GPU model name without '|'");
+        if (!gpus_of_type.count(model)) type_order.push_back(model);
+        gpus_of_type[model] += n;
+        const NodeKey key{model, n, cpu_milli, memory};
+        if (node_counts[key]++ == 0) node_order.push_back(key);
+        ++nodes;
+        gpus += n;
+    }
+    if (nodes == 0)
+        throw InputError(
+            fmt::format("{}: no GPU nodes (rows with gpu >= 1) after the header ({} CPU-only nodes)", path, cpu_only));
+    if (type_order.size() > 64)
+        throw InputError(
+            fmt::format("{}: {} GPU models, more than the 64 GPU types a cluster may have", path, type_order.size()));
+
+    std::string reference = type_order.front();  // most GPUs; ties go to the first listed
+    for (const auto& t : type_order)
+        if (gpus_of_type[t] > gpus_of_type[reference]) reference = t;
+
+    std::string mix;
+    for (const auto& t : type_order) mix += fmt::format("{}{} {}", mix.empty() ? "" : ", ", gpus_of_type[t], t);
+    nlohmann::ordered_json doc;
+    doc["schema"] = "dlsim.cluster/1";
+    doc["name"] = "alibaba-openb";
+    doc["description"] = fmt::format(
+        "Alibaba GPU 2023 (openb, ATC'23) from its GPU node list: {} GPU nodes, {} GPUs ({}); {} CPU-only nodes "
+        "skipped. GPU types are named as in the node list's model column (G1/G2/G3 are undisclosed). The file has "
+        "no rack information: one rack entry per node type.",
+        nodes, gpus, mix, cpu_only);
+    doc["source"] = path;
+    doc["reference_gpu_type"] = reference;
+    nlohmann::ordered_json types = nlohmann::ordered_json::object();
+    for (const auto& t : type_order) types[t] = nlohmann::ordered_json::object();
+    doc["gpu_types"] = types;
+    nlohmann::ordered_json node_types = nlohmann::ordered_json::object();
+    nlohmann::ordered_json racks = nlohmann::ordered_json::array();
+    for (const auto& key : node_order) {
+        const auto& [model, n, cpu_milli, memory] = key;
+        const double cpus = static_cast<double>(cpu_milli) / 1000.0, mem_gb = static_cast<double>(memory) / 1024.0;
+        const std::string name = fmt::format("{}x{}-{}cpu-{}gb", model, n, cpus, mem_gb);
+        // cpus is an integer in the spec: a fractional core count is rounded down.
+        node_types[name] = {{"gpu_type", model}, {"gpus", n}, {"cpus", cpu_milli / 1000}, {"mem_gb", mem_gb}};
+        racks.push_back({{"node_type", name}, {"nodes", node_counts[key]}});
+    }
+    doc["node_types"] = node_types;
+    doc["racks"] = racks;
+    return doc.dump(1) + "\n";
+}
 
 }  // namespace dlsim

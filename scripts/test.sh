@@ -16,3 +16,4 @@ ctest --test-dir build-asan -LE slow --output-on-failure -j "$jobs"
 # Speed is measured, not asserted: these print their figures.
 ./build/tests/bench/bench_fifo_million
 ./build/tests/bench/bench_micro --benchmark_min_time=0.2
+./build/tests/bench/bench_readers

@@ -5,9 +5,13 @@
 #include "models/json_fields.hpp"
 #include "models/profile.hpp"
 #include "policies/registry.hpp"
+#include "models/cluster_import.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/run.hpp"
 #include "traces/canonical_csv.hpp"
 #include "traces/synthetic.hpp"
+#include "traces/trace_format.hpp"
+#include "traces/trace_stats.hpp"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -17,6 +21,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace dlsim {
 
@@ -29,7 +34,7 @@ constexpr const char* kUsage =
     "  run        simulate a trace on a cluster under a policy (no flags: the bundled default)\n"
     "  policies   list policies, placers and their parameters\n"
     "  validate   FILE: check a cluster, profile, trace or run-config file\n"
-    "  trace      generate: write a synthetic trace (Gavel's Philly-derived mix)\n"
+    "  trace      stats | convert | generate | cluster: describe, convert, synthesise traces; clusters from machine lists\n"
     "  --version  print the version\n"
     "Run 'dlsim <command> --help' for a command's options.\n";
 
@@ -60,6 +65,67 @@ std::uint64_t parse_seed(const std::string& text) {
     return seed;
 }
 
+/// The trace flags shared by `run`, `trace stats` and `trace convert`.
+struct TraceFlags {
+    std::string time_unit, on_bad_line = "error", time_window;
+    std::vector<std::string> vcs;
+};
+
+void add_trace_options(po::options_description& desc, TraceFlags& f) {
+    desc.add_options()
+        ("trace-format", po::value<std::string>(), "trace format (auto detects it): auto, csv, philly, gavel, tiresias, "
+                                                  "muri, alibaba-openb, alibaba-pai2020, helios, acme")
+        ("time-unit", po::value<std::string>(&f.time_unit), "unit of the trace's relative times: s, ms, us, min, h "
+                                                          "(default: the format's own)")
+        ("on-bad-line", po::value<std::string>(&f.on_bad_line), "malformed trace row: error (default) or skip")
+        ("status", po::value<std::string>(), "keep all jobs (default: failed and killed ones used GPUs too) or completed")
+        ("min-gpus", po::value<int>(), "keep jobs with at least this many GPUs")
+        ("max-gpus", po::value<int>(), "keep jobs with at most this many GPUs")
+        ("vc", po::value<std::vector<std::string>>(&f.vcs)->composing(), "keep only this VC (repeatable)")
+        ("time-window", po::value<std::string>(&f.time_window), "keep jobs submitted in START:END (s from the trace start)")
+        ("resample-rate", po::value<double>(), "re-sample the trace's jobs with Poisson arrivals at this many jobs/hour")
+        ("resample-jobs", po::value<std::size_t>(), "how many jobs to re-sample (default: as many as the trace has)")
+        ("load-scale", po::value<double>(), "divide every inter-arrival gap by this factor")
+        ("max-jobs", po::value<std::size_t>(), "keep the first N jobs by submit time");
+}
+
+void apply_trace_options(const po::variables_map& vm, const TraceFlags& f, RunConfig& c) {
+    if (vm.count("trace-format")) c.trace_format = vm["trace-format"].as<std::string>();
+    if (vm.count("time-unit")) c.time_unit = parse_time_unit(f.time_unit);
+    if (vm.count("on-bad-line")) c.on_bad_line = parse_bad_line_policy(f.on_bad_line, "--on-bad-line");
+    TraceTransforms& t = c.transforms;
+    if (vm.count("status")) t.status = vm["status"].as<std::string>();
+    if (vm.count("min-gpus")) t.min_gpus = vm["min-gpus"].as<int>();
+    if (vm.count("max-gpus")) t.max_gpus = vm["max-gpus"].as<int>();
+    if (!f.vcs.empty()) t.vcs = f.vcs;
+    if (vm.count("time-window")) parse_time_window(f.time_window, t);
+    if (vm.count("resample-rate")) t.resample_rate = vm["resample-rate"].as<double>();
+    if (vm.count("resample-jobs")) t.resample_jobs = vm["resample-jobs"].as<std::size_t>();
+    if (vm.count("load-scale")) t.load_scale = vm["load-scale"].as<double>();
+    if (vm.count("max-jobs")) t.max_jobs = vm["max-jobs"].as<std::size_t>();
+}
+
+/// What the reader did, on stderr: rows skipped and repaired by reason, and its assumptions.
+void report_trace(const Trace& trace) {
+    const ReadReport& rep = trace.report;
+    auto by_reason = [](const std::map<std::string, std::uint64_t>& m, std::uint64_t& total) {
+        std::string out;
+        for (const auto& [why, n] : m) {
+            total += n;
+            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, why);
+        }
+        return out;
+    };
+    std::uint64_t dropped = 0, repaired = 0;
+    const std::string dropped_text = by_reason(rep.dropped, dropped), repaired_text = by_reason(rep.repaired, repaired);
+    if (dropped > 0) {
+        fmt::print(stderr, "dlsim: {}: skipped {} of {} rows ({})\n", trace.path, dropped, rep.rows_read, dropped_text);
+        for (const auto& m : rep.first_errors) fmt::print(stderr, "  e.g. {}\n", m);
+    }
+    if (repaired > 0) fmt::print(stderr, "dlsim: {}: repaired {} rows ({})\n", trace.path, repaired, repaired_text);
+    for (const auto& a : rep.assumptions) fmt::print(stderr, "dlsim: {}: assumed: {}\n", trace.path, a);
+}
+
 void print_summary(const RunOutcome& o, const RunConfig& c, double wall) {
     const Summary& s = o.summary;
     auto hours = [](double sec) { return sec / 3600.0; };
@@ -83,11 +149,10 @@ int cmd_run(int argc, char** argv) {
     RunConfig c = default_run_config();
     po::options_description desc("dlsim run options (defaults: the bundled trace, cluster and profile)");
     std::vector<std::string> params;
-    std::string on_bad_line = "error";
+    TraceFlags trace_flags;
     desc.add_options()("help,h", "show this help")
         ("config", po::value<std::string>(), "run config JSON (one key per long flag); flags override it")
-        ("trace", po::value<std::string>(), "trace file (canonical CSV)")
-        ("trace-format", po::value<std::string>(), "trace format: csv")
+        ("trace", po::value<std::string>(), "trace file (any supported format, see --trace-format)")
         ("cluster", po::value<std::string>(), "cluster spec JSON (models/clusters/)")
         ("profiles", po::value<std::string>(), "throughput profile JSON (models/profiles/)")
         ("policy", po::value<std::string>(), "scheduling policy (see 'dlsim policies'); default fifo")
@@ -96,12 +161,12 @@ int cmd_run(int argc, char** argv) {
         ("seed", po::value<std::string>(), "random seed (an integer >= 0); default 0")
         ("restart-cost", po::value<double>(), "seconds without progress on every restart after a preemption; default 0")
         ("strict", "a job that can never run on this cluster is an input error (exit 2) instead of rejected")
-        ("on-bad-line", po::value<std::string>(&on_bad_line), "malformed trace row: error (default) or skip")
         ("timeseries-points", po::value<std::size_t>(), "at most this many time-series buckets; default 2000")
         ("out", po::value<std::string>(), "result JSON; default results/run.json")
         ("jobs-csv", po::value<std::string>(), "also write the per-job table as CSV")
         ("no-job-records", "leave the per-job records out of the JSON (huge traces)")
         ("event-log", po::value<std::string>(), "write every start/preemption/finish as JSON lines");
+    add_trace_options(desc, trace_flags);
     po::variables_map vm;
     if (!parse(argc, argv, desc, vm)) return 0;
 
@@ -118,20 +183,10 @@ int cmd_run(int argc, char** argv) {
     if (vm.count("strict")) c.strict = true;
     if (vm.count("timeseries-points")) c.timeseries_points = vm["timeseries-points"].as<std::size_t>();
     if (vm.count("no-job-records")) c.job_records = false;
-    if (vm.count("on-bad-line")) c.on_bad_line = parse_bad_line_policy(on_bad_line, "--on-bad-line");
+    apply_trace_options(vm, trace_flags, c);
 
     const RunInputs inputs = load_inputs(c);
-    const ReadReport& rep = inputs.trace.report;
-    if (!rep.dropped.empty()) {
-        std::uint64_t dropped = 0;
-        std::string reasons;
-        for (const auto& [why, n] : rep.dropped) {
-            dropped += n;
-            reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", n, why);
-        }
-        fmt::print(stderr, "dlsim: {}: skipped {} of {} rows ({})\n", c.trace, dropped, rep.rows_read, reasons);
-        for (const auto& m : rep.first_errors) fmt::print(stderr, "  e.g. {}\n", m);
-    }
+    report_trace(inputs.trace);
     const RunOutcome outcome = simulate(inputs, c);
     if (!outcome.rejected.empty())
         fmt::print(stderr, "dlsim: {} jobs can never run on this cluster and were rejected (see their 'reason'; "
@@ -204,38 +259,155 @@ int cmd_validate(int argc, char** argv) {
     return 0;
 }
 
-int cmd_trace(int argc, char** argv) {
-    if (argc < 2 || std::string(argv[1]) != "generate")
-        throw InputError("trace: expected a subcommand: generate (stats, convert and cluster come with the traces issue)");
-    po::options_description desc("dlsim trace generate: Poisson arrivals, Gavel's Philly-derived size and duration mix");
+/// `dlsim trace stats|convert FILE [trace options]`: read (and filter) a trace, then describe or rewrite it.
+int cmd_trace_read(const std::string& sub, int argc, char** argv) {
+    po::options_description desc(sub == "stats" ? "dlsim trace stats FILE: jobs, span, GPU-hours, GPU mix, durations, "
+                                                  "arrivals by hour, status mix, VCs"
+                                                : "dlsim trace convert FILE --out F: write the canonical CSV");
+    TraceFlags flags;
+    std::string seed = "0", json_out, out;
+    desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "the trace")
+        ("seed", po::value<std::string>(&seed), "seed of the re-sampling stream; default 0");
+    if (sub == "stats") desc.add_options()("json", po::value<std::string>(&json_out), "also write the figures as JSON");
+    else desc.add_options()("out", po::value<std::string>(&out), "output CSV (default: stdout)");
+    add_trace_options(desc, flags);
+    po::positional_options_description pos;
+    pos.add("file", 1);
+    po::variables_map vm;
+    if (!parse(argc, argv, desc, vm, &pos)) return 0;
+    if (!vm.count("file")) throw InputError("trace " + sub + ": expected a trace FILE");
+    RunConfig c;
+    c.trace = vm["file"].as<std::string>();
+    c.seed = parse_seed(seed);
+    apply_trace_options(vm, flags, c);
+    const Trace trace = load_trace(c);
+    report_trace(trace);
+    if (sub == "stats") {
+        const TraceStats stats = compute_stats(trace);
+        fmt::print("{}", stats_table(trace, stats));
+        if (!json_out.empty()) {
+            AtomicFile f(json_out);
+            f.print("{}", stats_json(trace, stats));
+            f.commit();
+        }
+        return 0;
+    }
+    if (out.empty()) {
+        write_canonical_csv(trace, std::cout);
+    } else {
+        std::ostringstream text;
+        write_canonical_csv(trace, text);
+        AtomicFile f(out);
+        f.print("{}", text.str());
+        f.commit();
+    }
+    return 0;
+}
+
+/// `dlsim trace cluster --format philly|openb|pai FILE --out F`.
+int cmd_trace_cluster(int argc, char** argv) {
+    po::options_description desc("dlsim trace cluster FILE: a cluster spec from a published machine list");
+    std::string format, out;
+    desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "the machine list")
+        ("format", po::value<std::string>(&format), "philly (cluster_machine_list), openb (openb_node_list_gpu_node.csv) "
+                                                    "or pai (pai_machine_spec); default: from the file name")
+        ("out", po::value<std::string>(&out), "output cluster JSON (default: stdout)");
+    po::positional_options_description pos;
+    pos.add("file", 1);
+    po::variables_map vm;
+    if (!parse(argc, argv, desc, vm, &pos)) return 0;
+    if (!vm.count("file")) throw InputError("trace cluster: expected a machine-list FILE");
+    const std::string path = vm["file"].as<std::string>();
+    if (format.empty()) {
+        if (path.find("cluster_machine_list") != std::string::npos) format = "philly";
+        else if (path.find("openb_node_list") != std::string::npos) format = "openb";
+        else if (path.find("pai_machine_spec") != std::string::npos) format = "pai";
+        else throw InputError(path + ": cannot tell the machine-list format from the name (give --format philly|openb|pai)");
+    }
+    std::string spec;
+    if (format == "philly") spec = cluster_from_philly_machines(path);
+    else if (format == "openb") spec = cluster_from_openb_nodes(path);
+    else if (format == "pai") spec = cluster_from_pai_machines(path);
+    else throw InputError("--format: expected philly, openb or pai, got '" + format + "'");
+    const Cluster cluster = parse_cluster(spec, path + " (converted)");  // what we write must load
+    if (out.empty()) {
+        fmt::print("{}", spec);
+    } else {
+        AtomicFile f(out);
+        f.print("{}", spec);
+        f.commit();
+        fmt::print(stderr, "dlsim: {}: {} GPU types, {} nodes, {} GPUs\n", out, cluster.gpu_types.size(),
+                   cluster.nodes.size(), cluster.num_gpus());
+    }
+    return 0;
+}
+
+int cmd_trace_generate(int argc, char** argv) {
+    po::options_description desc("dlsim trace generate: Poisson arrivals; sizes and durations from Gavel's "
+                                 "Philly-derived mix (default), a lognormal, or a real trace");
     std::size_t jobs = 1000;
     double rate = 1.0;
-    std::string seed = "0";
+    std::string seed = "0", sizes = "gavel", durations = "gavel", lognormal, from, from_format = "auto";
     std::string profiles = default_run_config().profiles, out;
     desc.add_options()("help,h", "show this help")
         ("jobs", po::value<std::size_t>(&jobs), "number of jobs; default 1000")
         ("rate", po::value<double>(&rate), "arrival rate in jobs/hour; default 1")
         ("seed", po::value<std::string>(&seed), "random seed (an integer >= 0); default 0")
+        ("sizes", po::value<std::string>(&sizes), "GPUs per job: gavel (1/2/4/8 w.p. 70/10/15/5%) or empirical")
+        ("durations", po::value<std::string>(&durations), "durations: gavel, lognormal or empirical")
+        ("lognormal", po::value<std::string>(&lognormal), "MU,SIGMA of ln(duration in s), for --durations lognormal")
+        ("from", po::value<std::string>(&from), "the real trace the empirical distributions draw from")
+        ("from-format", po::value<std::string>(&from_format), "its format; default auto")
         ("profiles", po::value<std::string>(&profiles), "draw models uniformly from this profile")
         ("no-models", "generate jobs without a model")
         ("out", po::value<std::string>(&out), "output CSV (default: stdout)");
     po::variables_map vm;
-    if (!parse(argc - 1, argv + 1, desc, vm)) return 0;
+    if (!parse(argc, argv, desc, vm)) return 0;
     GavelMixOptions o;
     o.num_jobs = jobs;
     o.jobs_per_hour = rate;
     o.seed = parse_seed(seed);
+    if (sizes == "empirical") o.sizes = SizeDistribution::Empirical;
+    else if (sizes != "gavel") throw InputError("--sizes: expected gavel or empirical, got '" + sizes + "'");
+    if (durations == "lognormal") {
+        o.durations = DurationDistribution::Lognormal;
+        const auto comma = lognormal.find(',');
+        auto mu = parse_double(lognormal.substr(0, comma));
+        auto sigma = comma == std::string::npos ? std::nullopt : parse_double(lognormal.substr(comma + 1));
+        if (!mu || !sigma) throw InputError("--lognormal: expected MU,SIGMA (of ln seconds), got '" + lognormal + "'");
+        o.lognormal_mu = *mu;
+        o.lognormal_sigma = *sigma;
+    } else if (durations == "empirical") {
+        o.durations = DurationDistribution::Empirical;
+    } else if (durations != "gavel") {
+        throw InputError("--durations: expected gavel, lognormal or empirical, got '" + durations + "'");
+    }
+    if (!from.empty()) {
+        ReadOptions ro;
+        const Trace source = read_trace(from, from_format, ro);
+        for (const auto& j : source.jobs) o.empirical.emplace_back(j.num_gpus, j.duration);
+    }
     if (!vm.count("no-models"))
         for (const auto& m : load_profiles(profiles).models) o.models.push_back(m.name);
     const Trace t = generate_gavel_mix(o);
     if (out.empty()) {
         write_canonical_csv(t, std::cout);
     } else {
-        std::ofstream f(out);
-        if (!f) throw InputError(out + ": cannot write");
-        write_canonical_csv(t, f);
+        std::ostringstream text;
+        write_canonical_csv(t, text);
+        AtomicFile f(out);
+        f.print("{}", text.str());
+        f.commit();
     }
     return 0;
+}
+
+int cmd_trace(int argc, char** argv) {
+    const std::string sub = argc >= 2 ? argv[1] : "";
+    if (sub == "stats" || sub == "convert") return cmd_trace_read(sub, argc - 1, argv + 1);
+    if (sub == "generate") return cmd_trace_generate(argc - 1, argv + 1);
+    if (sub == "cluster") return cmd_trace_cluster(argc - 1, argv + 1);
+    throw InputError("trace: expected a subcommand: stats, convert, generate or cluster");
 }
 
 }  // namespace

@@ -29,16 +29,24 @@ double peak_rss_mb() {
     return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
 }
 
+Trace load_trace(const RunConfig& c) {
+    ReadOptions options;
+    options.on_bad_line = c.on_bad_line;
+    options.time_unit = c.time_unit;
+    Trace trace = read_trace(c.trace, c.trace_format, options);
+    TraceTransforms t = c.transforms;
+    t.seed = c.seed;
+    apply_transforms(trace, t);
+    return trace;
+}
+
 RunInputs load_inputs(const RunConfig& c) {
     RunInputs in;
     in.cluster = load_cluster(c.cluster);
     in.cluster_sha256 = sha256_file(c.cluster);
     in.profiles = load_profiles(c.profiles);
     in.profiles_sha256 = sha256_file(c.profiles);
-    ReadOptions options;
-    options.on_bad_line = c.on_bad_line;
-    options.time_unit = c.time_unit;
-    in.trace = read_trace(c.trace, c.trace_format, options);
+    in.trace = load_trace(c);
     in.trace_sha256 = sha256_file(c.trace);
     return in;
 }
@@ -71,7 +79,14 @@ std::string config_json(const RunInputs& in, const RunConfig& c, const Params& p
     for (const auto& [why, n] : in.trace.report.repaired) report["repaired"][why] = n;
     report["assumptions"] = in.trace.report.assumptions;
     Json cfg = Json::object();
-    cfg["trace"] = {{"path", in.trace.path}, {"format", in.trace.format}, {"sha256", in.trace_sha256}, {"report", report}};
+    const TraceTransforms& t = c.transforms;
+    Json transforms = {{"status", t.status},        {"min_gpus", t.min_gpus},
+                       {"max_gpus", t.max_gpus},    {"vc", t.vcs},
+                       {"time_window", {t.window_start, t.window_end < 0 ? Json() : Json(t.window_end)}},
+                       {"resample_rate", t.resample_rate}, {"resample_jobs", t.resample_jobs},
+                       {"load_scale", t.load_scale}, {"max_jobs", t.max_jobs}};
+    cfg["trace"] = {{"path", in.trace.path},     {"format", in.trace.format}, {"sha256", in.trace_sha256},
+                    {"time_unit", c.time_unit},  {"transforms", transforms},  {"report", report}};
     cfg["cluster"] = {{"path", c.cluster}, {"sha256", in.cluster_sha256}, {"gpus", in.cluster.num_gpus()}};
     cfg["profiles"] = {{"path", c.profiles}, {"sha256", in.profiles_sha256}};
     cfg["policy"] = c.policy;

@@ -20,6 +20,9 @@ struct RunInputs {
     std::string cluster_sha256, profiles_sha256, trace_sha256;  ///< empty for inputs built in memory
 };
 
+/// Reads the config's trace in its format and applies its filters and transforms.
+Trace load_trace(const RunConfig& config);
+
 /// Loads and validates the three input files named by the config.
 RunInputs load_inputs(const RunConfig& config);
 

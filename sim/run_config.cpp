@@ -2,6 +2,7 @@
 
 #include "models/input_error.hpp"
 #include "models/json_fields.hpp"
+#include "traces/row_parsing.hpp"
 
 #include <fmt/format.h>
 
@@ -41,6 +42,16 @@ std::span<const TextSetting> text_settings() {
     return kSettings;
 }
 
+double parse_time_unit(const std::string& text) {
+    if (text == "s") return 1;
+    if (text == "ms") return 1e-3;
+    if (text == "us") return 1e-6;
+    if (text == "min") return 60;
+    if (text == "h") return 3600;
+    if (auto v = parse_double(text); v && *v > 0) return *v;
+    throw InputError(fmt::format("--time-unit: expected s, ms, us, min, h or seconds per unit, got '{}'", text));
+}
+
 BadLinePolicy parse_bad_line_policy(const std::string& value, const std::string& where) {
     if (value == "error") return BadLinePolicy::Error;
     if (value == "skip") return BadLinePolicy::Skip;
@@ -52,7 +63,9 @@ void apply_config_file(RunConfig& c, const std::string& path) {
     jf::require_object(doc, path, "(top level)");
     jf::check_keys(doc, path, "", {"trace", "trace_format", "cluster", "profiles", "policy", "params", "placement",
                                    "seed", "restart_cost", "strict", "on_bad_line", "timeseries_points", "out",
-                                   "jobs_csv", "event_log", "job_records"});
+                                   "jobs_csv", "event_log", "job_records", "time_unit", "status", "min_gpus",
+                                   "max_gpus", "vc", "time_window", "load_scale", "max_jobs", "resample_rate",
+                                   "resample_jobs"});
     for (const auto& setting : text_settings())
         if (doc.contains(setting.key)) c.*setting.field = jf::string(doc[setting.key], path, setting.key);
     if (doc.contains("params")) {
@@ -71,6 +84,22 @@ void apply_config_file(RunConfig& c, const std::string& path) {
         if (!doc["job_records"].is_boolean()) jf::fail(path, "job_records", "true or false", &doc["job_records"]);
         c.job_records = doc["job_records"].get<bool>();
     }
+    TraceTransforms& t = c.transforms;
+    if (doc.contains("time_unit")) c.time_unit = parse_time_unit(jf::string(doc["time_unit"], path, "time_unit"));
+    if (doc.contains("status")) t.status = jf::string(doc["status"], path, "status");
+    if (doc.contains("min_gpus")) t.min_gpus = static_cast<int>(jf::integer(doc["min_gpus"], path, "min_gpus", 0));
+    if (doc.contains("max_gpus")) t.max_gpus = static_cast<int>(jf::integer(doc["max_gpus"], path, "max_gpus", 0));
+    if (doc.contains("vc")) {
+        if (!doc["vc"].is_array()) jf::fail(path, "vc", "an array of VC names", &doc["vc"]);
+        for (std::size_t i = 0; i < doc["vc"].size(); ++i)
+            t.vcs.push_back(jf::string(doc["vc"][i], path, fmt::format("vc[{}]", i)));
+    }
+    if (doc.contains("time_window")) parse_time_window(jf::string(doc["time_window"], path, "time_window"), t);
+    if (doc.contains("load_scale")) t.load_scale = jf::number(doc["load_scale"], path, "load_scale", 0);
+    if (doc.contains("max_jobs")) t.max_jobs = static_cast<std::size_t>(jf::integer(doc["max_jobs"], path, "max_jobs", 0));
+    if (doc.contains("resample_rate")) t.resample_rate = jf::number(doc["resample_rate"], path, "resample_rate", 0);
+    if (doc.contains("resample_jobs"))
+        t.resample_jobs = static_cast<std::size_t>(jf::integer(doc["resample_jobs"], path, "resample_jobs", 0));
     if (doc.contains("on_bad_line"))
         c.on_bad_line = parse_bad_line_policy(jf::string(doc["on_bad_line"], path, "on_bad_line"), path + ": on_bad_line");
 }

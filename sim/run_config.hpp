@@ -1,6 +1,7 @@
 #pragma once
 // One run's configuration: one field per long flag of `dlsim run` (DESIGN.md "Inputs", run config).
 #include "traces/canonical_csv.hpp"
+#include "traces/trace_transforms.hpp"
 
 #include <cstdint>
 #include <map>
@@ -12,6 +13,7 @@ namespace dlsim {
 struct RunConfig {
     std::string trace, trace_format = "auto", cluster, profiles;
     double time_unit = 0;  ///< seconds per unit of the trace's relative times; 0 = the format's default
+    TraceTransforms transforms;  ///< filters and re-sampling (their seed is the run's)
     std::string policy = "fifo";
     std::map<std::string, std::string> params;  ///< raw k=v, checked against the policy's specs
     std::string placement = "consolidated";
@@ -42,6 +44,9 @@ struct TextSetting {
 };
 /// Every text setting, shared by the config-file reader and the command line.
 std::span<const TextSetting> text_settings();
+
+/// "s", "ms", "us", "min", "h" or a number of seconds per unit; else an InputError.
+double parse_time_unit(const std::string& text);
 
 /// "error" or "skip"; anything else is an InputError naming `where`.
 BadLinePolicy parse_bad_line_policy(const std::string& value, const std::string& where);
