@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <set>
 
@@ -247,4 +248,64 @@ TEST_CASE("CLI: trace stats, convert and generate", "[traces]") {
     CHECK(gen.out == slurp(trace));
     CHECK(run_cli("trace nosuch").exit_code == 2);
     CHECK(run_cli("trace stats " + trace + " --status completed").exit_code == 2);  // no status recorded
+}
+
+TEST_CASE("CLI: trace stats on the published Philly and openb files", "[traces][shared-data]") {
+    const std::string philly = std::string(DLSIM_SHARED_DATA) + "/traces/pollux/philly.csv";
+    const std::string openb = std::string(DLSIM_SHARED_DATA) + "/traces/alibaba_gpu_2023/csv/openb_pod_list_default.csv";
+    if (!std::filesystem::exists(philly) || !std::filesystem::exists(openb)) {
+        WARN("skipped: the public traces are not under " << DLSIM_SHARED_DATA);
+        return;
+    }
+    // Expected figures straight from the files: rows, and GPU-hours from Philly's own gpu_time column.
+    std::size_t philly_rows = 0;
+    double gpu_seconds = 0;
+    {
+        const std::string text = slurp(philly);
+        std::size_t pos = text.find('\n') + 1;
+        while (pos < text.size()) {
+            std::size_t end = text.find('\n', pos);
+            if (end == std::string::npos) end = text.size();
+            const std::string row = text.substr(pos, end - pos);
+            pos = end + 1;
+            if (row.find_first_not_of(" \r") == std::string::npos) continue;
+            // timestamp,duration,num_gpus,gpu_time,cluster
+            std::size_t c1 = row.find(','), c2 = row.find(',', c1 + 1), c3 = row.find(',', c2 + 1), c4 = row.find(',', c3 + 1);
+            gpu_seconds += std::stod(row.substr(c3 + 1, c4 - c3 - 1));
+            ++philly_rows;
+        }
+    }
+    REQUIRE(philly_rows == 82'247);
+    const std::string json = temp_path("philly-stats.json");
+    const CliResult r = run_cli("trace stats " + philly + " --json " + json);
+    REQUIRE(r.exit_code == 0);
+    const auto s = nlohmann::json::parse(slurp(json));
+    CHECK(s["format"] == "philly");
+    CHECK(s["jobs"] == 82'247);
+    CHECK(s["gpu_hours"].get<double>() == Approx(gpu_seconds / 3600).epsilon(1e-12));
+    CHECK(r.out.find("jobs         82247") != std::string::npos);
+
+    std::size_t pods = 0, pending = 0;
+    {
+        const std::string text = slurp(openb);
+        std::size_t pos = text.find('\n') + 1;
+        while (pos < text.size()) {
+            std::size_t end = text.find('\n', pos);
+            if (end == std::string::npos) end = text.size();
+            std::string row = text.substr(pos, end - pos);
+            pos = end + 1;
+            if (!row.empty() && row.back() == '\r') row.pop_back();
+            if (row.empty()) continue;
+            ++pods;
+            pending += row.back() == ',';  // scheduled_time, the last column, is empty
+        }
+    }
+    REQUIRE(pods == 8'152);
+    REQUIRE(pending == 897);
+    const CliResult o = run_cli("trace stats " + openb + " --json " + json);
+    REQUIRE(o.exit_code == 0);
+    const auto os = nlohmann::json::parse(slurp(json));
+    CHECK(os["format"] == "alibaba-openb");
+    CHECK(os["report"]["rows_read"] == pods);
+    CHECK(os["report"]["dropped"]["pending (never scheduled)"] == pending);
 }
