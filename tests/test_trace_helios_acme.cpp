@@ -75,7 +75,8 @@ constexpr auto K = JobOutcome::Killed;
 
 const char* kHeliosHeader =
     "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n";
-const char* kHeliosRow = "1,u1,vc1,8,32,1,COMPLETED,2020-04-01 00:00:00,2020-04-01 00:00:10,2020-04-01 00:10:10,600,10\n";
+const char* kHeliosRow =
+    "1,u1,vc1,8,32,1,COMPLETED,2020-04-01 00:00:00,2020-04-01 00:00:10,2020-04-01 00:10:10,600,10\n";
 const char* kSerenHeader =
     "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n";
 const char* kSerenRow = "7,u7,1,8,128,Other,COMPLETED,2023-03-01 08:00:00+08:00,2023-03-01 08:00:10+08:00,"
@@ -166,16 +167,18 @@ TEST_CASE("acme: Kalos fixture (+00:00 times, memory/fail/stop columns, duration
 }
 
 TEST_CASE("acme: one instant written in different zones gives one submit time", "[traces]") {
-    const std::string p = write_temp("acme-zones.csv",
-                                     std::string(kSerenHeader) +
-                                         "a,u,1,1,1,Other,COMPLETED,2023-03-01 08:00:00+08:00,2023-03-01 08:00:00+08:00,"
-                                         "2023-03-01 08:01:00+08:00,60,0,60.0\n"
-                                         "b,u,1,1,1,Other,COMPLETED,2023-03-01 00:00:00+00:00,2023-03-01 00:00:00+00:00,"
-                                         "2023-03-01 00:01:00+00:00,60,0,60.0\n"
-                                         "c,u,1,1,1,Other,COMPLETED,2023-03-01T00:00:00Z,2023-03-01T08:00:00+0800,"
-                                         "2023-03-01 08:01:00.000+08:00,60,0,60.0\n"
-                                         "d,u,1,1,1,Other,COMPLETED,2023-02-28 23:00:00-01:00,2023-03-01 00:00:00+00:00,"
-                                         "2023-03-01 00:01:00+00:00,60,0,60.0\n");
+    const std::string rest = ",60,0,60.0\n";
+    const std::string p = write_temp(
+        "acme-zones.csv",
+        std::string(kSerenHeader) +
+            "a,u,1,1,1,Other,COMPLETED,2023-03-01 08:00:00+08:00,2023-03-01 08:00:00+08:00,2023-03-01 08:01:00+08:00" +
+            rest +
+            "b,u,1,1,1,Other,COMPLETED,2023-03-01 00:00:00+00:00,2023-03-01 00:00:00+00:00,2023-03-01 00:01:00+00:00" +
+            rest +
+            "c,u,1,1,1,Other,COMPLETED,2023-03-01T00:00:00Z,2023-03-01T08:00:00+0800,2023-03-01 08:01:00.000+08:00" +
+            rest +
+            "d,u,1,1,1,Other,COMPLETED,2023-02-28 23:00:00-01:00,2023-03-01 00:00:00+00:00,2023-03-01 00:01:00+00:00" +
+            rest);
     const Trace t = read_acme_trace(p, {});
     REQUIRE(t.jobs.size() == 4);
     CHECK(t.time_origin == 1677628800);
@@ -214,7 +217,8 @@ TEST_CASE("helios/acme: detection claims each format's own headers only", "[trac
     CHECK(find_trace_format("acme").read(kFixtures + "/acme/trace_kalos.csv", {}).jobs.size() == 4);
 }
 
-TEST_CASE("helios/acme: detection claims no file of the shared data (summaries, not job logs)", "[traces][shared-data]") {
+TEST_CASE("helios/acme: detection claims no file of the shared data (summaries, not job logs)",
+          "[traces][shared-data]") {
     const std::string root = std::string(DLSIM_SHARED_DATA) + "/traces";
     if (!std::filesystem::exists(root)) {
         WARN("skipped: " << root << " not found (set DLSIM_SHARED_DATA)");

@@ -48,6 +48,8 @@ TEST_CASE("parse_datetime: UTC wall clock, ISO, fractions and zone offsets", "[t
     CHECK_FALSE(parse_datetime("2020-07-01"));
     CHECK_FALSE(parse_datetime("2020-07-01 08:00:00 junk"));
     CHECK_FALSE(parse_datetime("yesterday at noon, roughly"));
+    CHECK_FALSE(parse_datetime("2020-04-31 00:00:00"));  // no such day
+    CHECK(parse_datetime("2020-02-29 00:00:00") == 1582934400.0);
 }
 
 TEST_CASE("trace formats: registry names, detection, unknown names", "[traces]") {
@@ -60,6 +62,10 @@ TEST_CASE("trace formats: registry names, detection, unknown names", "[traces]")
     const Trace t = read_trace(path, "auto", {});
     CHECK(t.format == "csv");
     CHECK(t.jobs.size() == 1);
+    // Helios, Acme and Tiresias headers also start with job_id: each goes to its own reader.
+    const std::string dir = std::string(DLSIM_TEST_DATA) + "/traces/";
+    CHECK(read_trace(dir + "helios/cluster_log.csv", "auto", {}).format == "helios");
+    CHECK(read_trace(dir + "acme/trace_kalos.csv", "auto", {}).format == "acme");
     const std::string odd = write_temp("odd.txt", "what,is,this\n1,2,3\n");
     CHECK_THROWS_WITH(read_trace(odd, "auto", {}), Catch::Contains("odd.txt:1: cannot tell the trace format"));
 }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -142,6 +143,21 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
 }
 
 }  // namespace
+
+bool is_canonical_header(std::string_view line) {
+    if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+    int required = 0;
+    for (std::size_t start = 0;;) {
+        const std::size_t cut = line.find(',', start);
+        const std::string_view name = trim(line.substr(start, cut == std::string_view::npos ? cut : cut - start));
+        const auto it = std::find(kColumnNames.begin(), kColumnNames.end(), name);
+        if (it == kColumnNames.end()) return false;
+        required += it - kColumnNames.begin() < kRequired;
+        if (cut == std::string_view::npos) break;
+        start = cut + 1;
+    }
+    return required == kRequired;
+}
 
 Trace read_canonical_csv(const std::string& path, BadLinePolicy on_bad_line) {
     CsvLines csv(path);

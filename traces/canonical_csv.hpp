@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 
 namespace dlsim {
 
@@ -14,6 +15,10 @@ namespace dlsim {
 Trace read_canonical_csv(const std::string& path, BadLinePolicy on_bad_line = BadLinePolicy::Error);
 /// Same from text in memory; `origin` names it in messages.
 Trace parse_canonical_csv(std::string text, const std::string& origin, BadLinePolicy on_bad_line = BadLinePolicy::Error);
+
+/// True when every name in this header line is a canonical column and the required ones are there
+/// (how `--trace-format auto` recognises the canonical CSV among formats whose headers also start job_id).
+bool is_canonical_header(std::string_view line);
 
 /// Writes the canonical CSV, with the optional columns that any job uses.
 void write_canonical_csv(const Trace& trace, std::ostream& out);

@@ -105,7 +105,8 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
 
     std::vector<std::string_view> fields;
     if (!csv.next(fields))
-        throw InputError(fmt::format("{}: empty file, expected the {} header {}", path, flavour.format, flavour.header));
+        throw InputError(
+            fmt::format("{}: empty file, expected the {} header {}", path, flavour.format, flavour.header));
     std::array<int, kNumColumns> where;
     where.fill(-1);
     std::vector<std::string> unknown;
@@ -142,8 +143,9 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
         ++report.rows_read;
         try {
             if (fields.size() != width)
-                throw RowError{"wrong number of fields", fmt::format("{}:{}: expected {} fields as in the header, got {}",
-                                                                     path, csv.line(), width, fields.size())};
+                throw RowError{"wrong number of fields",
+                               fmt::format("{}:{}: expected {} fields as in the header, got {}", path, csv.line(),
+                                           width, fields.size())};
             const std::string_view id = row.raw(kJobId);
             if (id.empty()) row.fail(kJobId, "a non-empty job id", id);
             const auto gpus = parse_integer(row.raw(kGpuNum));
@@ -154,7 +156,8 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
                 continue;
             }
             const std::string_view state = row.raw(kState);
-            if (state.empty()) row.fail(kState, "a job state (COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL)", state);
+            if (state.empty())
+                row.fail(kState, "a job state (COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL)", state);
             const double submit = row.datetime(kSubmitTime);
             if (row.raw(kStartTime).empty()) {
                 ++report.dropped["never started (no start_time)"];
@@ -166,8 +169,9 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
                 continue;
             }
             const double end = row.datetime(kEndTime);
-            if (end < start) row.fail(kEndTime, fmt::format("a time at or after start_time '{}'", row.raw(kStartTime)),
-                                      row.raw(kEndTime));
+            if (end < start)
+                row.fail(kEndTime, fmt::format("a time at or after start_time '{}'", row.raw(kStartTime)),
+                         row.raw(kEndTime));
             const double run = end - start;
             const double duration = row.number(kDuration, "a number of seconds >= 0");
             if (std::abs(duration - run) > 1) {

@@ -72,7 +72,9 @@ std::optional<double> parse_datetime(std::string_view text) {
         offset = sign * (hh * 3600L + mm * 60L);
     }
     if (*rest != '\0') return std::nullopt;
-    const std::time_t t = timegm(&tm);
+    const std::tm written = tm;
+    const std::time_t t = timegm(&tm);  // normalises impossible dates (April 31 -> May 1): reject those
+    if (tm.tm_mday != written.tm_mday || tm.tm_mon != written.tm_mon || tm.tm_hour != written.tm_hour) return std::nullopt;
     return static_cast<double>(t - offset) + fraction;
 }
 

@@ -13,9 +13,7 @@ Trace read_canonical_trace(const std::string& path, const ReadOptions& options) 
     return read_canonical_csv(path, options.on_bad_line);
 }
 
-bool detect_canonical(std::string_view, std::string_view first_line) {
-    return first_line.substr(0, 7) == "job_id," || first_line.substr(0, 10) == "\xEF\xBB\xBFjob_id,";
-}
+bool detect_canonical(std::string_view, std::string_view first_line) { return is_canonical_header(first_line); }
 
 std::span<const TraceFormat> trace_formats() {
     static const TraceFormat kFormats[] = {
