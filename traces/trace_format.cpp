@@ -13,12 +13,16 @@ Trace read_canonical_trace(const std::string& path, const ReadOptions& options) 
     return read_canonical_csv(path, options.on_bad_line);
 }
 
-bool detect_canonical(std::string_view, std::string_view first_line) { return is_canonical_header(first_line); }
+bool detect_canonical(std::string_view, std::string_view first_line) {
+    // Tried last, after every format whose header also starts with job_id: any other job_id header is
+    // taken as a canonical CSV so that its reader names the missing or unknown column.
+    return is_canonical_header(first_line) || first_line.substr(0, 7) == "job_id," ||
+           first_line.substr(0, 10) == "\xEF\xBB\xBFjob_id,";
+}
 
 std::span<const TraceFormat> trace_formats() {
+    // Detection tries them in this order; the canonical CSV, the catch-all for job_id headers, is last.
     static const TraceFormat kFormats[] = {
-        {"csv", "dlsim's canonical CSV (job_id,submit_time,num_gpus,duration,...)", detect_canonical,
-         read_canonical_trace},
         {"philly", "Philly: the per-job CSV (timestamp,duration,num_gpus,gpu_time,cluster) and the raw cluster_job_log JSON", detect_philly, read_philly_trace},
         {"gavel", "Gavel: tab-separated traces, 7-column (msr) and 10-column (physical_cluster) forms", detect_gavel, read_gavel_trace},
         {"tiresias", "Tiresias: CSV with submit_time and duration in seconds", detect_tiresias, read_tiresias_trace},
@@ -27,6 +31,8 @@ std::span<const TraceFormat> trace_formats() {
         {"alibaba-pai2020", "Alibaba PAI 2020: headerless pai_job_table + pai_task_table, joined per job", detect_alibaba_pai2020, read_alibaba_pai2020_trace},
         {"helios", "Helios cluster_log.csv (wall-clock times)", detect_helios, read_helios_trace},
         {"acme", "Acme (Seren/Kalos) job traces (ISO times with zone offsets)", detect_acme, read_acme_trace},
+        {"csv", "dlsim's canonical CSV (job_id,submit_time,num_gpus,duration,...)", detect_canonical,
+         read_canonical_trace},
     };
     return kFormats;
 }

@@ -26,7 +26,7 @@ struct TraceFormat {
     Trace (*read)(const std::string& path, const ReadOptions& options);
 };
 
-/// Every format, in the order detection tries them.
+/// Every format, in the order detection tries them (the canonical CSV last).
 std::span<const TraceFormat> trace_formats();
 
 /// The format named `name`, or an InputError listing the valid names.
