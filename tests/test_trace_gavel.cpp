@@ -1,15 +1,15 @@
 // The Gavel trace reader: hand-made fixtures in both published forms, malformed rows, and the real
 // msr and physical_cluster traces from ../shared/data (GPU-count mix, work, and a run on Gavel's cluster).
-#include "test_support.hpp"
-#include "traces/trace_format.hpp"
-
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
 #include <set>
+
+#include "test_support.hpp"
+#include "traces/trace_format.hpp"
 
 using namespace dlsim;
 using namespace dlsim::test;
@@ -150,17 +150,20 @@ TEST_CASE("gavel: malformed rows name file:line and the column", "[traces]") {
     const std::vector<Case> cases = {
         {ok + "A3C\tpython3\t-n\t1\t100\t5\n", ":2: expected 7 tab-separated fields (msr form, as on line 1"},
         {"A3C\tpython3\t-n\t1\t100\t5\t1\t1\n", ":1: expected 7 tab-separated fields (msr form: job_type"},
-        {ok + msr_line("A3C", "1", "12.5", "0", "1"), ":2: column 'total_steps': expected an integer number of steps >= 1 "
-                                                      "(field 5 of 7, msr form), got '12.5'"},
+        {ok + msr_line("A3C", "1", "12.5", "0", "1"),
+         ":2: column 'total_steps': expected an integer number of steps >= 1 (at most 1e12) "
+         "(field 5 of 7, msr form), got '12.5'"},
         {ok + msr_line("A3C", "1", "0", "0", "1"), ":2: column 'total_steps'"},
-        {ok + msr_line("A3C", "1", "100", "0", "0"), ":2: column 'scale_factor': expected an integer number of GPUs >= 1"},
+        {ok + msr_line("A3C", "1", "100", "0", "0"),
+         ":2: column 'scale_factor': expected an integer number of GPUs >= 1"},
         {ok + msr_line("A3C", "1", "100", "0", "x"), ":2: column 'scale_factor'"},
         {ok + msr_line("A3C", "1", "100", "-1", "1"), ":2: column 'arrival_time': expected a time in seconds >= 0"},
         {ok + msr_line("A3C", "1", "100", "nan", "1"), ":2: column 'arrival_time'"},
         {ok + msr_line(" ", "1", "100", "0", "1"), ":2: column 'job_type': expected a job type"},
         {ok + msr_line("A3C", "yes", "100", "0", "1"), ":2: column 'needs_data_dir': expected 0 or 1"},
-        {"A3C\tcmd\tdir\t-n\t1\t100\t1\t0\t-1\t0\n", ":1: column 'priority_weight': expected a priority weight > 0 "
-                                                   "(field 8 of 10, physical_cluster form), got '0'"},
+        {"A3C\tcmd\tdir\t-n\t1\t100\t1\t0\t-1\t0\n",
+         ":1: column 'priority_weight': expected a priority weight > 0 "
+         "(field 8 of 10, physical_cluster form), got '0'"},
         {"A3C\tcmd\tdir\t-n\t1\t100\t1\t1\t0\t0\n", ":1: column 'SLO': expected an SLO > 0 or -1 (none)"},
         {"A3C\tcmd\tdir\t-n\t1\t100\t1\t1\t-1\tsoon\n", ":1: column 'arrival_time'"},
     };
@@ -181,9 +184,9 @@ TEST_CASE("gavel: malformed rows are skipped and counted by reason", "[traces]")
     CHECK(t.jobs[1].id == "L10");
     CHECK(t.report.rows_read == 10);
     CHECK(t.report.kept == 2);
-    const std::map<std::string, std::uint64_t> expected = {
-        {"wrong number of fields", 2}, {"bad total_steps", 2}, {"bad scale_factor", 1},
-        {"bad arrival_time", 1},       {"bad job_type", 1},    {"bad needs_data_dir", 1}};
+    const std::map<std::string, std::uint64_t> expected = {{"wrong number of fields", 2}, {"bad total_steps", 2},
+                                                           {"bad scale_factor", 1},       {"bad arrival_time", 1},
+                                                           {"bad job_type", 1},           {"bad needs_data_dir", 1}};
     CHECK(t.report.dropped == expected);
     REQUIRE(t.report.first_errors.size() == 5);
     CHECK_THAT(t.report.first_errors[0], Catch::Contains("malformed.trace:2: expected 7 tab-separated fields"));

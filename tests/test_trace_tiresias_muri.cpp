@@ -1,14 +1,14 @@
 // The Tiresias and Muri trace readers (one CSV schema family; seconds vs milliseconds): hand-made
 // fixtures, --time-unit, malformed rows, and the real files from ../shared/data.
-#include "test_support.hpp"
-#include "traces/trace_format.hpp"
-
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
+
+#include "test_support.hpp"
+#include "traces/trace_format.hpp"
 
 using namespace dlsim;
 using namespace dlsim::test;
@@ -18,8 +18,9 @@ namespace {
 const std::string kTiresiasDir = std::string(DLSIM_TEST_DATA) + "/traces/tiresias/";
 const std::string kMuriDir = std::string(DLSIM_TEST_DATA) + "/traces/muri/";
 const std::string kTiresiasHeader = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval";
-const std::string kMuriHeader = "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,"
-                                "iteration_time,resource_time_0,resource_time_1,resource_time_2,priority";
+const std::string kMuriHeader =
+    "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,"
+    "iteration_time,resource_time_0,resource_time_1,resource_time_2,priority";
 
 /// Checks one record field by field (these formats have no GPU type, user, VC or status).
 void check_job(const Trace& t, std::size_t i, const std::string& id, double submit, int gpus, double duration,
@@ -143,7 +144,9 @@ TEST_CASE("tiresias/muri: detection by the exact header prefix", "[traces]") {
     CHECK_FALSE(detect_muri("x.csv", kTiresiasHeader));
     CHECK_FALSE(detect_muri("x.csv", "job_id,submit_time,num_gpus,duration"));
     CHECK_FALSE(detect_muri("x.trace", "A3C\tcmd\t-n\t1\t100\t0.0\t1"));
-    // By name through the registry.
+    // Through the registry: detected from the header, or by name.
+    CHECK(read_trace(kMuriDir + "small_trace.csv", "auto", {}).format == "muri");
+    CHECK(read_trace(kTiresiasDir + "small_job.csv", "auto", {}).format == "tiresias");
     CHECK(read_trace(kMuriDir + "small_trace.csv", "muri", {}).jobs.size() == 3);
     CHECK(read_trace(kTiresiasDir + "small_job.csv", "tiresias", {}).jobs.size() == 4);
 }
@@ -165,27 +168,30 @@ TEST_CASE("tiresias/muri: malformed rows name file:line and the column", "[trace
     };
     int n = 0;
     for (const auto& c : cases) {
-        const std::string path =
-            write_temp(fmt::format("tiresias-bad-{}.csv", n++), kTiresiasHeader + "\n0,1,0,10,vgg19,5,0\n" + c.row + "\n");
+        const std::string path = write_temp(fmt::format("tiresias-bad-{}.csv", n++),
+                                            kTiresiasHeader + "\n0,1,0,10,vgg19,5,0\n" + c.row + "\n");
         INFO(c.row);
         CHECK_THROWS_WITH(read_tiresias_trace(path, {}), Catch::Contains(path + c.expect));
     }
     const std::string muri_bad =
         write_temp("muri-bad.csv", kMuriHeader + "\n0,4,0,48,bert,4,9000,0,190,0.5,163,18,high\n");
-    CHECK_THROWS_WITH(read_muri_trace(muri_bad, {}), Catch::Contains(muri_bad + ":2: column 'priority': expected a number"));
+    CHECK_THROWS_WITH(read_muri_trace(muri_bad, {}),
+                      Catch::Contains(muri_bad + ":2: column 'priority': expected a number"));
     const std::string muri_dur = write_temp("muri-dur.csv", kMuriHeader + "\n0,4,0,48,bert,4,-1,0,190,0.5,163,18,0\n");
     CHECK_THROWS_WITH(read_muri_trace(muri_dur, {}),
                       Catch::Contains(muri_dur + ":2: column 'duration': expected a duration > 0 in units of 0.001 s"));
 }
 
 TEST_CASE("tiresias/muri: header errors", "[traces]") {
-    const std::string no_duration = write_temp("tiresias-nodur.csv", "job_id,num_gpu,submit_time,iterations\n0,1,0,5\n");
+    const std::string no_duration =
+        write_temp("tiresias-nodur.csv", "job_id,num_gpu,submit_time,iterations\n0,1,0,5\n");
     CHECK_THROWS_WITH(read_tiresias_trace(no_duration, {}),
                       Catch::Contains(no_duration + ":1: missing required column 'duration'"));
     const std::string twice = write_temp("muri-twice.csv", "job_id,num_gpu,submit_time,duration,duration\n0,1,0,5,5\n");
     CHECK_THROWS_WITH(read_muri_trace(twice, {}), Catch::Contains(twice + ":1: column 'duration' appears twice"));
     const std::string empty = write_temp("tiresias-empty.csv", "");
-    CHECK_THROWS_WITH(read_tiresias_trace(empty, {}), Catch::Contains(empty + ": empty file, expected the tiresias header"));
+    CHECK_THROWS_WITH(read_tiresias_trace(empty, {}),
+                      Catch::Contains(empty + ": empty file, expected the tiresias header"));
     const std::string header_only = write_temp("muri-header-only.csv", kMuriHeader + "\n");
     CHECK_THROWS_WITH(read_muri_trace(header_only, {}), Catch::Contains("no job rows"));
     CHECK_THROWS_WITH(read_muri_trace(kMuriDir + "no-such.csv", {}), Catch::Contains("no-such.csv: cannot open file"));
@@ -201,9 +207,9 @@ TEST_CASE("tiresias/muri: malformed rows are skipped and counted by reason", "[t
     CHECK(t.jobs[1].line == 10);
     CHECK(t.report.rows_read == 9);
     CHECK(t.report.kept == 2);
-    const std::map<std::string, std::uint64_t> expected = {{"wrong number of fields", 1}, {"bad num_gpu", 2},
-                                                           {"bad submit_time", 1},        {"bad duration", 1},
-                                                           {"bad job_id", 1},             {"duplicate job_id", 1}};
+    const std::map<std::string, std::uint64_t> expected = {
+        {"wrong number of fields", 1}, {"bad num_gpu", 2}, {"bad submit_time", 1},
+        {"bad duration", 1},           {"bad job_id", 1},  {"duplicate job_id", 1}};
     CHECK(t.report.dropped == expected);
     CHECK(t.report.first_errors.size() == 5);
     CHECK_THROWS_WITH(read_tiresias_trace(kTiresiasDir + "malformed_job.csv", {}),

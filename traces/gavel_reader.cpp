@@ -5,16 +5,15 @@
 //   10 (physical_cluster/*.trace, utils.parse_trace at c4fa400): job_type, command, working_directory,
 //     num_steps_arg, needs_data_dir, total_steps, scale_factor, priority_weight, SLO, arrival_time
 // A job is defined in steps (iterations of its job_type's model), so total_steps becomes `work`.
-#include "models/input_error.hpp"
-#include "traces/csv_reader.hpp"
-#include "traces/trace_format.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <fstream>
-#include <sstream>
+
+#include "models/input_error.hpp"
+#include "traces/csv_reader.hpp"
+#include "traces/trace_format.hpp"
 
 namespace dlsim {
 
@@ -28,19 +27,33 @@ struct Form {
     std::array<const char*, 10> columns;
 };
 
-constexpr Form kMsr{"msr", 7, 0, 3, 4, 6, 5, -1, -1,
-                    {"job_type", "command", "num_steps_arg", "needs_data_dir", "total_steps", "arrival_time",
-                     "scale_factor"}};
-constexpr Form kPhysical{"physical_cluster", 10, 0, 4, 5, 6, 9, 7, 8,
-                         {"job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir",
-                          "total_steps", "scale_factor", "priority_weight", "SLO", "arrival_time"}};
+constexpr Form kMsr{
+    "msr", 7,
+    0,     3,
+    4,     6,
+    5,     -1,
+    -1,    {"job_type", "command", "num_steps_arg", "needs_data_dir", "total_steps", "arrival_time", "scale_factor"}};
+constexpr Form kPhysical{"physical_cluster",
+                         10,
+                         0,
+                         4,
+                         5,
+                         6,
+                         9,
+                         7,
+                         8,
+                         {"job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir", "total_steps",
+                          "scale_factor", "priority_weight", "SLO", "arrival_time"}};
 
+/// The whole file in one read (a trace can be hundreds of MB: no stringstream copies).
 std::string slurp_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-    std::stringstream buf;
-    buf << in.rdbuf();
-    return buf.str();
+    std::string text(static_cast<std::size_t>(in.tellg()), '\0');
+    in.seekg(0);
+    if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
+        throw InputError(fmt::format("{}: cannot read file", path));
+    return text;
 }
 
 std::string column_list(const Form& f) {
@@ -61,7 +74,8 @@ public:
 
     [[noreturn]] void fail(int c, std::string_view expected) const {
         throw field_error(origin_, line_, form_.columns[static_cast<std::size_t>(c)],
-                          fmt::format("{} (field {} of {}, {} form)", expected, c + 1, form_.width, form_.name), raw(c));
+                          fmt::format("{} (field {} of {}, {} form)", expected, c + 1, form_.width, form_.name),
+                          raw(c));
     }
 
     long long integer(int c, long long lo, long long hi, std::string_view expected) const {
@@ -87,19 +101,23 @@ void add_assumptions(Trace& trace, const Form& form, double unit) {
     auto& a = trace.report.assumptions;
     a.push_back(fmt::format("no header: the {}-field {} form was told from the number of tab-separated fields ({})",
                             form.width, form.name, column_list(form)));
-    a.push_back("work = total_steps, in iterations of the job_type's profile model (job_type is kept as the model "
-                "name as written)");
-    a.push_back("the format has no run time: duration is a placeholder equal to total_steps seconds (1 iteration/s), "
-                "unused because work is given");
+    a.push_back(
+        "work = total_steps, in iterations of the job_type's profile model (job_type is kept as the model "
+        "name as written)");
+    a.push_back(
+        "the format has no run time: duration is a placeholder equal to total_steps seconds (1 iteration/s), "
+        "unused because work is given");
     a.push_back("the format has no job ids: each job's id is 'L<line>', its line in the file");
     a.push_back("the format has no status: every job's outcome is Unknown");
     a.push_back(unit == 1 ? std::string("arrival_time is in seconds from the trace start")
                           : fmt::format("arrival_time is in units of {} s (--time-unit)", unit));
     if (&form == &kPhysical) {
-        a.push_back("command, working_directory, num_steps_arg and needs_data_dir only matter on a physical cluster "
-                    "and are ignored");
-        a.push_back("priority_weight becomes priority; SLO (-1 = none) is checked but not kept (the canonical record "
-                    "has no SLO)");
+        a.push_back(
+            "command, working_directory, num_steps_arg and needs_data_dir only matter on a physical cluster "
+            "and are ignored");
+        a.push_back(
+            "priority_weight becomes priority; SLO (-1 = none) is checked but not kept (the canonical record "
+            "has no SLO)");
     } else {
         a.push_back("command, num_steps_arg and needs_data_dir only matter on a physical cluster and are ignored");
         a.push_back("the msr form has no priority_weight: priority is left at 0 (not given)");
@@ -116,6 +134,7 @@ Trace read_gavel_trace(const std::string& path, const ReadOptions& options) {
     // Gavel's parse_trace splits on tabs with no quoting (a command may hold quotes), so CsvLines'
     // RFC 4180 unquoting is not used: lines are split on '\t' as they are.
     const std::string text = slurp_file(path);
+    trace.jobs.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     std::vector<std::string_view> fields;
     const Form* form = nullptr;
     std::uint32_t form_line = 0;
@@ -150,10 +169,10 @@ Trace read_gavel_trace(const std::string& path, const ReadOptions& options) {
                 form_line = line;
                 add_assumptions(trace, *form, unit);
             } else if (fields.size() != form->width) {
-                throw RowError{"wrong number of fields",
-                               fmt::format("{}:{}: expected {} tab-separated fields ({} form, as on line {}: {}), got {}",
-                                           path, line, form->width, form->name, form_line, column_list(*form),
-                                           fields.size())};
+                throw RowError{
+                    "wrong number of fields",
+                    fmt::format("{}:{}: expected {} tab-separated fields ({} form, as on line {}: {}), got {}", path,
+                                line, form->width, form->name, form_line, column_list(*form), fields.size())};
             }
             const RowParser p(path, line, *form, fields);
             JobRecord job;
@@ -161,8 +180,10 @@ Trace read_gavel_trace(const std::string& path, const ReadOptions& options) {
             const std::string_view job_type = p.raw(form->job_type);
             if (job_type.empty()) p.fail(form->job_type, "a job type (a model name of the Gavel profile)");
             p.integer(form->needs_data_dir, 0, 1, "0 or 1");
-            const long long steps = p.integer(form->total_steps, 1, 1'000'000'000'000'000LL, "an integer number of steps >= 1");
-            job.num_gpus = static_cast<int>(p.integer(form->scale_factor, 1, 1'000'000, "an integer number of GPUs >= 1"));
+            const long long steps =
+                p.integer(form->total_steps, 1, 1'000'000'000'000LL, "an integer number of steps >= 1 (at most 1e12)");
+            job.num_gpus =
+                static_cast<int>(p.integer(form->scale_factor, 1, 1'000'000, "an integer number of GPUs >= 1"));
             const double arrival =
                 p.number(form->arrival_time, "a time in seconds >= 0", [](double v) { return v >= 0 && v <= 1e15; });
             job.submit_time = arrival * unit;
