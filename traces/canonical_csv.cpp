@@ -89,8 +89,7 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
         ++trace.report.rows_read;
         try {
             if (fields.size() != width)
-                throw RowError{"wrong number of fields", fmt::format("{}:{}: expected {} fields as in the header, got {}",
-                                                                     csv.origin(), csv.line(), width, fields.size())};
+                throw field_count_error(csv.origin(), csv.line(), width, fields.size());
             JobRecord job;
             job.line = csv.line();
             std::string_view id = row.raw(fields, kJobId);

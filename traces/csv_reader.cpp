@@ -15,8 +15,7 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-/// The whole file in one read into a string sized up front (a stringstream copy costs twice as much).
-static std::string slurp(const std::string& path) {
+std::string read_whole_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw InputError(fmt::format("{}: cannot open file", path));
     const std::streamoff size = in.tellg();
@@ -29,7 +28,7 @@ static std::string slurp(const std::string& path) {
     return text;
 }
 
-CsvLines::CsvLines(const std::string& path, char separator) : CsvLines(slurp(path), path, separator) {}
+CsvLines::CsvLines(const std::string& path, char separator) : CsvLines(read_whole_file(path), path, separator) {}
 
 CsvLines::CsvLines(std::string text, std::string origin, char separator)
     : text_(std::move(text)), origin_(std::move(origin)), sep_(separator) {}

@@ -28,6 +28,10 @@ private:
     char sep_;
 };
 
+/// The whole file in one read into a string sized up front (traces can be hundreds of MB; a
+/// stringstream copy costs twice as much). A missing file is an InputError naming it.
+std::string read_whole_file(const std::string& path);
+
 /// Trims ASCII spaces and tabs.
 std::string_view trim(std::string_view s);
 

@@ -45,16 +45,6 @@ constexpr Form kPhysical{"physical_cluster",
                          {"job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir", "total_steps",
                           "scale_factor", "priority_weight", "SLO", "arrival_time"}};
 
-/// The whole file in one read (a trace can be hundreds of MB: no stringstream copies).
-std::string slurp_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-    std::string text(static_cast<std::size_t>(in.tellg()), '\0');
-    in.seekg(0);
-    if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
-        throw InputError(fmt::format("{}: cannot read file", path));
-    return text;
-}
 
 std::string column_list(const Form& f) {
     std::string s;
@@ -133,7 +123,7 @@ Trace read_gavel_trace(const std::string& path, const ReadOptions& options) {
     const double unit = options.time_unit > 0 ? options.time_unit : 1.0;
     // Gavel's parse_trace splits on tabs with no quoting (a command may hold quotes), so CsvLines'
     // RFC 4180 unquoting is not used: lines are split on '\t' as they are.
-    const std::string text = slurp_file(path);
+    const std::string text = read_whole_file(path);
     trace.jobs.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     std::vector<std::string_view> fields;
     const Form* form = nullptr;

@@ -143,9 +143,7 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
         ++report.rows_read;
         try {
             if (fields.size() != width)
-                throw RowError{"wrong number of fields",
-                               fmt::format("{}:{}: expected {} fields as in the header, got {}", path, csv.line(),
-                                           width, fields.size())};
+                throw field_count_error(path, csv.line(), width, fields.size());
             const std::string_view id = row.raw(kJobId);
             if (id.empty()) row.fail(kJobId, "a non-empty job id", id);
             const auto gpus = parse_integer(row.raw(kGpuNum));

@@ -19,6 +19,11 @@ RowError field_error(std::string_view origin, std::uint32_t line, std::string_vi
                     fmt::format("{}:{}: column '{}': expected {}, got '{}'", origin, line, column, expected, got)};
 }
 
+RowError field_count_error(std::string_view origin, std::uint32_t line, std::size_t expected, std::size_t got) {
+    return RowError{"wrong number of fields",
+                    fmt::format("{}:{}: expected {} fields as in the header, got {}", origin, line, expected, got)};
+}
+
 void handle_row_error(const RowError& e, BadLinePolicy policy, ReadReport& report) {
     if (policy == BadLinePolicy::Error) throw InputError(e.message);
     ++report.dropped[e.reason];

@@ -22,6 +22,9 @@ struct RowError {
 RowError field_error(std::string_view origin, std::uint32_t line, std::string_view column, std::string_view expected,
                      std::string_view got);
 
+/// The RowError for a row whose field count differs from the header's.
+RowError field_count_error(std::string_view origin, std::uint32_t line, std::size_t expected, std::size_t got);
+
 /// Rethrows as an InputError (policy Error) or counts the row as dropped in the report (policy Skip).
 void handle_row_error(const RowError& e, BadLinePolicy policy, ReadReport& report);
 

@@ -73,16 +73,6 @@ private:
     std::size_t mask_, slot_ = 0, hash_ = 0;
 };
 
-/// The whole file in one read (a trace can be hundreds of MB: no stringstream copies).
-std::string slurp_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-    std::string text(static_cast<std::size_t>(in.tellg()), '\0');
-    in.seekg(0);
-    if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
-        throw InputError(fmt::format("{}: cannot read file", path));
-    return text;
-}
 
 std::string_view strip_bom(std::string_view s) {
     if (s.size() >= 3 && s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);
@@ -99,7 +89,7 @@ Trace read_flavor(const std::string& path, const ReadOptions& options, const Fla
     const double per_second = std::round(1 / unit);
     const bool divide = unit < 1 && std::abs(per_second * unit - 1) < 1e-12;
     auto seconds = [&](double v) { return divide ? v / per_second : v * unit; };
-    std::string text = slurp_file(path);
+    std::string text = read_whole_file(path);
     const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
     CsvLines csv(std::move(text), path, ',');
     std::vector<std::string_view> fields;
@@ -150,9 +140,7 @@ Trace read_flavor(const std::string& path, const ReadOptions& options, const Fla
         };
         try {
             if (fields.size() != width)
-                throw RowError{"wrong number of fields",
-                               fmt::format("{}:{}: expected {} fields as in the header, got {}", path, line, width,
-                                           fields.size())};
+                throw field_count_error(path, line, width, fields.size());
             JobRecord job;
             job.line = line;
             const std::string_view id = raw(kJobId);
