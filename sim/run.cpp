@@ -15,9 +15,7 @@
 
 #include <memory>
 
-#ifndef DLSIM_VERSION
-#define DLSIM_VERSION "unknown"
-#endif
+#include "dlsim_version.h"  // generated at every build by scripts/version.cmake
 
 namespace dlsim {
 
