@@ -1,9 +1,35 @@
 #pragma once
 // Cluster specs built from published machine lists (`dlsim trace cluster`), so a trace can be
 // replayed on the cluster it came from. Each returns the spec as `dlsim.cluster/1` JSON text.
+#include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace dlsim {
+
+/// A cluster spec assembled from a machine list with no rack information: one GPU type per type
+/// name and one node type per (type, GPUs, CPUs, memory), both in order of first appearance, one rack
+/// entry per node type, and the type with the most GPUs as the reference (ties: the first listed).
+class MachineListSpec {
+public:
+    void add_machine(const std::string& gpu_type, long long gpus, double cpus, double mem_gb);
+    long long machines() const { return machines_; }
+    long long gpus() const { return gpus_; }
+    std::size_t gpu_types() const { return type_order_.size(); }
+    /// "4392 G2, 1024 T4, ...": GPUs per type, for descriptions.
+    std::string gpu_mix() const;
+    /// The `dlsim.cluster/1` JSON text.
+    std::string json(const std::string& name, const std::string& description, const std::string& source) const;
+
+private:
+    using NodeKey = std::tuple<std::string, long long, double, double>;
+    std::vector<std::string> type_order_;
+    std::map<std::string, long long> gpus_of_type_;
+    std::vector<NodeKey> node_order_;
+    std::map<NodeKey, long long> node_counts_;
+    long long machines_ = 0, gpus_ = 0;
+};
 
 /// Philly `cluster_machine_list` ("machineId, number of GPUs, single GPU mem").
 std::string cluster_from_philly_machines(const std::string& path);

@@ -5,7 +5,6 @@
 
 #include <array>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -22,9 +21,6 @@ namespace {
 
 enum Column { kSn, kCpuMilli, kMemoryMib, kGpu, kModel, kNumColumns };
 constexpr std::array<const char*, kNumColumns> kColumns = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
-
-/// One node type: GPU model, GPUs per node, milli-CPUs, MiB.
-using NodeKey = std::tuple<std::string, long long, long long, long long>;
 
 }  // namespace
 
@@ -44,12 +40,9 @@ std::string cluster_from_openb_nodes(const std::string& path) {
                                          path, csv.line(), i + 1, kColumns[i], name, header));
     }
 
-    std::vector<std::string> type_order;            // GPU models in order of first appearance
-    std::map<std::string, long long> gpus_of_type;  // model -> GPUs
-    std::vector<NodeKey> node_order;                // node types in order of first appearance
-    std::map<NodeKey, long long> node_counts;
+    MachineListSpec spec;
     std::set<std::string, std::less<>> names;
-    long long nodes = 0, gpus = 0, cpu_only = 0;
+    long long cpu_only = 0;
     while (csv.next(fields)) {
         const std::uint32_t line = csv.line();
         if (fields.size() != kNumColumns)
@@ -76,52 +69,21 @@ std::string cluster_from_openb_nodes(const std::string& path) {
         }
         if (model.empty()) throw fail(kModel, "the GPU model of a node with GPUs");
         if (model.find('|') != std::string::npos) throw fail(kModel, "a GPU model name without '|'");
-        if (!gpus_of_type.count(model)) type_order.push_back(model);
-        gpus_of_type[model] += n;
-        const NodeKey key{model, n, cpu_milli, memory};
-        if (node_counts[key]++ == 0) node_order.push_back(key);
-        ++nodes;
-        gpus += n;
+        spec.add_machine(model, n, static_cast<double>(cpu_milli) / 1000.0, static_cast<double>(memory) / 1024.0);
     }
-    if (nodes == 0)
+    if (spec.machines() == 0)
         throw InputError(
             fmt::format("{}: no GPU nodes (rows with gpu >= 1) after the header ({} CPU-only nodes)", path, cpu_only));
-    if (type_order.size() > 64)
+    if (spec.gpu_types() > 64)
         throw InputError(
-            fmt::format("{}: {} GPU models, more than the 64 GPU types a cluster may have", path, type_order.size()));
+            fmt::format("{}: {} GPU models, more than the 64 GPU types a cluster may have", path, spec.gpu_types()));
 
-    std::string reference = type_order.front();  // most GPUs; ties go to the first listed
-    for (const auto& t : type_order)
-        if (gpus_of_type[t] > gpus_of_type[reference]) reference = t;
-
-    std::string mix;
-    for (const auto& t : type_order) mix += fmt::format("{}{} {}", mix.empty() ? "" : ", ", gpus_of_type[t], t);
-    nlohmann::ordered_json doc;
-    doc["schema"] = "dlsim.cluster/1";
-    doc["name"] = "alibaba-openb";
-    doc["description"] = fmt::format(
+    const std::string description = fmt::format(
         "Alibaba GPU 2023 (openb, ATC'23) from its GPU node list: {} GPU nodes, {} GPUs ({}); {} CPU-only nodes "
         "skipped. GPU types are named as in the node list's model column (G1/G2/G3 are undisclosed). The file has "
         "no rack information: one rack entry per node type.",
-        nodes, gpus, mix, cpu_only);
-    doc["source"] = path;
-    doc["reference_gpu_type"] = reference;
-    nlohmann::ordered_json types = nlohmann::ordered_json::object();
-    for (const auto& t : type_order) types[t] = nlohmann::ordered_json::object();
-    doc["gpu_types"] = types;
-    nlohmann::ordered_json node_types = nlohmann::ordered_json::object();
-    nlohmann::ordered_json racks = nlohmann::ordered_json::array();
-    for (const auto& key : node_order) {
-        const auto& [model, n, cpu_milli, memory] = key;
-        const double cpus = static_cast<double>(cpu_milli) / 1000.0, mem_gb = static_cast<double>(memory) / 1024.0;
-        const std::string name = fmt::format("{}x{}-{}cpu-{}gb", model, n, cpus, mem_gb);
-        // cpus is an integer in the spec: a fractional core count is rounded down.
-        node_types[name] = {{"gpu_type", model}, {"gpus", n}, {"cpus", cpu_milli / 1000}, {"mem_gb", mem_gb}};
-        racks.push_back({{"node_type", name}, {"nodes", node_counts[key]}});
-    }
-    doc["node_types"] = node_types;
-    doc["racks"] = racks;
-    return doc.dump(1) + "\n";
+        spec.machines(), spec.gpus(), spec.gpu_mix(), cpu_only);
+    return spec.json("alibaba-openb", description, path);
 }
 
 }  // namespace dlsim

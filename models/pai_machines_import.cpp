@@ -6,7 +6,6 @@
 
 #include <array>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -24,9 +23,6 @@ namespace {
 enum Column { kMachine, kGpuType, kCapCpu, kCapMem, kCapGpu, kNumColumns };
 constexpr std::array<const char*, kNumColumns> kColumns = {"machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"};
 
-/// One node type: GPU type, GPUs per node, cores, GB.
-using NodeKey = std::tuple<std::string, long long, double, double>;
-
 }  // namespace
 
 std::string cluster_from_pai_machines(const std::string& path) {
@@ -34,12 +30,9 @@ std::string cluster_from_pai_machines(const std::string& path) {
     std::vector<std::string_view> fields;
     const std::string columns = "machine,gpu_type,cap_cpu,cap_mem,cap_gpu";
 
-    std::vector<std::string> type_order;            // GPU types in order of first appearance
-    std::map<std::string, long long> gpus_of_type;  // type -> GPUs
-    std::vector<NodeKey> node_order;                // node types in order of first appearance
-    std::map<NodeKey, long long> node_counts;
+    MachineListSpec spec;
     std::set<std::string, std::less<>> names;
-    long long machines = 0, gpus = 0, cpu_only = 0;
+    long long cpu_only = 0;
     while (csv.next(fields)) {
         const std::uint32_t line = csv.line();
         if (fields.size() != kNumColumns)
@@ -74,50 +67,20 @@ std::string cluster_from_pai_machines(const std::string& path) {
             continue;
         }
         if (type.find('|') != std::string::npos) throw fail(kGpuType, "a GPU type name without '|'");
-        if (!gpus_of_type.count(type)) type_order.push_back(type);
-        gpus_of_type[type] += *n;
-        const NodeKey key{type, *n, cpus, mem};
-        if (node_counts[key]++ == 0) node_order.push_back(key);
-        ++machines;
-        gpus += *n;
+        spec.add_machine(type, *n, cpus, mem);
     }
-    if (machines == 0)
+    if (spec.machines() == 0)
         throw InputError(
             fmt::format("{}: no GPU machines (rows {} with cap_gpu >= 1; {} CPU-only)", path, columns, cpu_only));
-    if (type_order.size() > 64)
-        throw InputError(fmt::format("{}: {} GPU types, more than the 64 a cluster may have", path, type_order.size()));
+    if (spec.gpu_types() > 64)
+        throw InputError(fmt::format("{}: {} GPU types, more than the 64 a cluster may have", path, spec.gpu_types()));
 
-    std::string reference = type_order.front();  // most GPUs; ties go to the first listed
-    for (const auto& t : type_order)
-        if (gpus_of_type[t] > gpus_of_type[reference]) reference = t;
-
-    std::string mix;
-    for (const auto& t : type_order) mix += fmt::format("{}{} {}", mix.empty() ? "" : ", ", gpus_of_type[t], t);
-    nlohmann::ordered_json doc;
-    doc["schema"] = "dlsim.cluster/1";
-    doc["name"] = "alibaba-pai2020";
-    doc["description"] = fmt::format(
+    const std::string description = fmt::format(
         "Alibaba PAI 2020 (NSDI'22) from its pai_machine_spec: {} GPU machines, {} GPUs ({}); {} CPU-only machines "
         "skipped. GPU types are named as in the file (MISC groups older undisclosed GPUs). The file has no rack "
         "information: one rack entry per node type.",
-        machines, gpus, mix, cpu_only);
-    doc["source"] = path;
-    doc["reference_gpu_type"] = reference;
-    nlohmann::ordered_json types = nlohmann::ordered_json::object();
-    for (const auto& t : type_order) types[t] = nlohmann::ordered_json::object();
-    doc["gpu_types"] = types;
-    nlohmann::ordered_json node_types = nlohmann::ordered_json::object();
-    nlohmann::ordered_json racks = nlohmann::ordered_json::array();
-    for (const auto& key : node_order) {
-        const auto& [type, n, cpus, mem] = key;
-        const std::string name = fmt::format("{}x{}-{}cpu-{}gb", type, n, cpus, mem);
-        // cpus is an integer in the spec: a fractional core count is rounded down.
-        node_types[name] = {{"gpu_type", type}, {"gpus", n}, {"cpus", static_cast<long long>(cpus)}, {"mem_gb", mem}};
-        racks.push_back({{"node_type", name}, {"nodes", node_counts[key]}});
-    }
-    doc["node_types"] = node_types;
-    doc["racks"] = racks;
-    return doc.dump(1) + "\n";
+        spec.machines(), spec.gpus(), spec.gpu_mix(), cpu_only);
+    return spec.json("alibaba-pai2020", description, path);
 }
 
 }  // namespace dlsim
