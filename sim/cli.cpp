@@ -5,7 +5,7 @@
 #include "models/json_fields.hpp"
 #include "models/profile.hpp"
 #include "policies/registry.hpp"
-#include "models/cluster_import.hpp"
+#include "traces/cluster_import.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/run.hpp"
 #include "traces/canonical_csv.hpp"

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "models/cluster.hpp"
-#include "models/cluster_import.hpp"
+#include "traces/cluster_import.hpp"
 #include "models/input_error.hpp"
 #include "models/profile.hpp"
 #include "sim/run.hpp"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "models/cluster_import.hpp"
+#include "traces/cluster_import.hpp"
 #include "models/input_error.hpp"
 #include "test_support.hpp"
 #include "traces/trace_format.hpp"

@@ -1,4 +1,4 @@
-#include "models/cluster_import.hpp"
+#include "traces/cluster_import.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

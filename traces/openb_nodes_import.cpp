@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "models/cluster_import.hpp"
+#include "traces/cluster_import.hpp"
 #include "models/input_error.hpp"
 #include "traces/csv_reader.hpp"
 #include "traces/row_parsing.hpp"
