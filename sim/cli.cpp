@@ -7,7 +7,9 @@
 #include "policies/registry.hpp"
 #include "traces/cluster_import.hpp"
 #include "sim/atomic_file.hpp"
+#include "sim/progress.hpp"
 #include "sim/run.hpp"
+#include "sim/sweep.hpp"
 #include "traces/canonical_csv.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace_format.hpp"
@@ -34,6 +36,7 @@ constexpr const char* kUsage =
     "  run        simulate a trace on a cluster under a policy (no flags: the bundled default)\n"
     "  policies   list policies, placers and their parameters\n"
     "  validate   FILE: check a cluster, profile, trace or run-config file\n"
+    "  sweep      SPEC.json: many runs over a grid, in parallel, resumable; 'sweep merge' joins Slurm shards\n"
     "  trace      stats | convert | generate | cluster: describe, convert, synthesise traces; clusters from machine lists\n"
     "  --version  print the version\n"
     "Run 'dlsim <command> --help' for a command's options.\n";
@@ -132,6 +135,13 @@ void print_summary(const RunOutcome& o, const RunConfig& c, double wall) {
     fmt::print("dlsim {}: policy {} on {}\n", dlsim_version(), c.policy, c.cluster);
     fmt::print("  trace        {}\n", c.trace);
     fmt::print("  jobs         {} ({} finished, {} rejected, {} unfinished)\n", s.jobs, s.finished, s.rejected, s.unfinished);
+    if (s.measure.by != MeasureWindow::By::All)
+        fmt::print("  measured     {} jobs ({} finished) {}\n", s.measured_jobs, s.measured_finished,
+                   s.measure.by == MeasureWindow::By::Jobs
+                       ? fmt::format("with arrival index in [{}, {})", s.measure.first_job,
+                                     s.measure.end_job == UINT64_MAX ? std::string("end") : std::to_string(s.measure.end_job))
+                       : fmt::format("submitted in [{}, {}) s", s.measure.from,
+                                     s.measure.to < 0 ? std::string("end") : fmt::format("{}", s.measure.to)));
     fmt::print("  JCT (h)      avg {:.2f}   p50 {:.2f}   p95 {:.2f}   p99 {:.2f}\n", hours(s.avg_jct), hours(s.p50_jct),
                hours(s.p95_jct), hours(s.p99_jct));
     fmt::print("  queueing (h) avg {:.2f}\n", hours(s.avg_queueing_delay));
@@ -162,6 +172,9 @@ int cmd_run(int argc, char** argv) {
         ("restart-cost", po::value<double>(), "seconds without progress on every restart after a preemption; default 0")
         ("strict", "a job that can never run on this cluster is an input error (exit 2) instead of rejected")
         ("timeseries-points", po::value<std::size_t>(), "at most this many time-series buckets; default 2000")
+        ("measure-jobs", po::value<std::string>(), "JCT statistics over the jobs with arrival index in [A, B) only: A:B "
+                                                  "(steady state of a Poisson stream; B may be empty)")
+        ("measure-time", po::value<std::string>(), "JCT statistics over the jobs submitted in [T0, T1) s only: T0:T1")
         ("out", po::value<std::string>(), "result JSON; default results/run.json")
         ("jobs-csv", po::value<std::string>(), "also write the per-job table as CSV")
         ("no-job-records", "leave the per-job records out of the JSON (huge traces)")
@@ -183,11 +196,20 @@ int cmd_run(int argc, char** argv) {
     if (vm.count("strict")) c.strict = true;
     if (vm.count("timeseries-points")) c.timeseries_points = vm["timeseries-points"].as<std::size_t>();
     if (vm.count("no-job-records")) c.job_records = false;
+    if (vm.count("measure-jobs") && vm.count("measure-time"))
+        throw InputError("--measure-jobs and --measure-time: give one of them, not both");
+    if (vm.count("measure-jobs")) c.measure = parse_measure_jobs(vm["measure-jobs"].as<std::string>());
+    if (vm.count("measure-time")) c.measure = parse_measure_time(vm["measure-time"].as<std::string>());
     apply_trace_options(vm, trace_flags, c);
 
     const RunInputs inputs = load_inputs(c);
     report_trace(inputs.trace);
-    const RunOutcome outcome = simulate(inputs, c);
+    // Simulated-time progress for long runs (silent for the first two seconds).
+    Progress progress("simulating", inputs.trace.jobs.size(), 0, 2.0);
+    const RunOutcome outcome = simulate(inputs, c, [&](Time now, std::uint64_t finished) {
+        progress.update(finished, fmt::format("jobs finished, simulated {:.1f} h", to_seconds(now) / 3600));
+    });
+    progress.finish(outcome.summary.finished, "jobs finished");
     if (!outcome.rejected.empty())
         fmt::print(stderr, "dlsim: {} jobs can never run on this cluster and were rejected (see their 'reason'; "
                            "--strict makes this an error)\n", outcome.rejected.size());
@@ -402,6 +424,42 @@ int cmd_trace_generate(int argc, char** argv) {
     return 0;
 }
 
+/// `dlsim sweep SPEC.json [options]` and `dlsim sweep merge SPEC.json [--out DIR]`.
+int cmd_sweep(int argc, char** argv) {
+    const bool merge = argc >= 2 && std::string(argv[1]) == "merge";
+    if (merge) {
+        --argc;
+        ++argv;
+    }
+    po::options_description desc(merge ? "dlsim sweep merge SPEC.json: build the index from the runs that Slurm "
+                                         "shards wrote to the results folder"
+                                       : "dlsim sweep SPEC.json: every run of a grid, in parallel; finished runs are "
+                                         "kept and skipped when run again");
+    std::string out, shard = "0/1";
+    unsigned jobs = 0;
+    desc.add_options()("help,h", "show this help")("spec", po::value<std::string>(), "the sweep spec JSON")
+        ("out", po::value<std::string>(&out), "results folder (default results/<spec name>)");
+    if (!merge)
+        desc.add_options()("jobs,j", po::value<unsigned>(&jobs), "runs at once (default: the number of cores)")
+            ("shard", po::value<std::string>(&shard), "run only shard i of N (i/N, 0-based): one task of a job array")
+            ("resume", "skip runs whose result exists (the default)")
+            ("no-resume", "run every run again");
+    po::positional_options_description pos;
+    pos.add("spec", 1);
+    po::variables_map vm;
+    if (!parse(argc, argv, desc, vm, &pos)) return 0;
+    if (!vm.count("spec")) throw InputError(std::string("sweep") + (merge ? " merge" : "") + ": expected a SPEC.json");
+    const SweepSpec spec = load_sweep_spec(vm["spec"].as<std::string>());
+    if (merge) return merge_sweep(spec, out);
+    if (vm.count("resume") && vm.count("no-resume")) throw InputError("--resume and --no-resume: give one of them");
+    SweepOptions options;
+    options.out_dir = out;
+    options.jobs = jobs;
+    options.shard = parse_shard(shard);
+    options.resume = vm.count("no-resume") == 0;
+    return run_sweep(spec, options);
+}
+
 int cmd_trace(int argc, char** argv) {
     const std::string sub = argc >= 2 ? argv[1] : "";
     if (sub == "stats" || sub == "convert") return cmd_trace_read(sub, argc - 1, argv + 1);
@@ -423,6 +481,7 @@ int cli_main(int argc, char** argv) {
         if (cmd == "policies") return cmd_policies();
         if (cmd == "validate") return cmd_validate(argc - 1, argv + 1);
         if (cmd == "trace") return cmd_trace(argc - 1, argv + 1);
+        if (cmd == "sweep") return cmd_sweep(argc - 1, argv + 1);
         if (cmd == "--version" || cmd == "version") {
             fmt::print("dlsim {}\n", dlsim_version());
             return 0;
@@ -431,7 +490,7 @@ int cli_main(int argc, char** argv) {
             std::cout << kUsage;
             return 0;
         }
-        throw InputError("unknown command '" + cmd + "' (valid: run, policies, validate, trace)");
+        throw InputError("unknown command '" + cmd + "' (valid: run, sweep, policies, validate, trace)");
     } catch (const InputError& e) {
         fmt::print(stderr, "dlsim: error: {}\n", e.what());
         return 2;

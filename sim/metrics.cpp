@@ -1,7 +1,13 @@
 #include "sim/metrics.hpp"
 
+#include "models/input_error.hpp"
+#include "traces/row_parsing.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace dlsim {
 
@@ -11,6 +17,46 @@ double percentile(const std::vector<double>& sorted, double q) {
     const auto lo = static_cast<std::size_t>(std::floor(pos));
     const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+namespace {
+
+/// Splits "A:B" at the colon; a missing colon is an InputError naming the flag.
+std::pair<std::string, std::string> split_range(const std::string& text, const char* flag, const char* what) {
+    const auto colon = text.find(':');
+    if (colon == std::string::npos)
+        throw InputError(fmt::format("{}: expected {}, got '{}'", flag, what, text));
+    return {text.substr(0, colon), text.substr(colon + 1)};
+}
+
+}  // namespace
+
+MeasureWindow parse_measure_jobs(const std::string& text) {
+    constexpr const char* kWhat = "A:B, arrival indices with 0 <= A < B (B may be empty: to the last job)";
+    const auto [a, b] = split_range(text, "--measure-jobs", kWhat);
+    const auto first = parse_integer(a);
+    const auto end = b.empty() ? std::optional<long long>(-1) : parse_integer(b);
+    if (!first || !end || *first < 0 || (*end >= 0 && *end <= *first))
+        throw InputError(fmt::format("--measure-jobs: expected {}, got '{}'", kWhat, text));
+    MeasureWindow w;
+    w.by = MeasureWindow::By::Jobs;
+    w.first_job = static_cast<std::uint64_t>(*first);
+    w.end_job = *end < 0 ? UINT64_MAX : static_cast<std::uint64_t>(*end);
+    return w;
+}
+
+MeasureWindow parse_measure_time(const std::string& text) {
+    constexpr const char* kWhat = "T0:T1, seconds of simulated time with 0 <= T0 < T1 (T1 may be empty: open)";
+    const auto [a, b] = split_range(text, "--measure-time", kWhat);
+    const auto from = parse_double(a);
+    const auto to = b.empty() ? std::optional<double>(-1) : parse_double(b);
+    if (!from || !to || !(*from >= 0) || !std::isfinite(*from) || (*to >= 0 && !(*to > *from)) || !std::isfinite(*to))
+        throw InputError(fmt::format("--measure-time: expected {}, got '{}'", kWhat, text));
+    MeasureWindow w;
+    w.by = MeasureWindow::By::Time;
+    w.from = *from;
+    w.to = *to;
+    return w;
 }
 
 Metrics::Metrics(const Cluster& cluster, std::size_t num_jobs, Time origin, std::size_t points)
@@ -80,20 +126,43 @@ void Metrics::on_preempt(Time t, JobIdx j, const JobInfo& job) {
 
 void Metrics::on_finish(Time t, JobIdx j, const JobInfo& job) { end_stint(t, j, job); }
 
-Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events) const {
+Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window) const {
     Summary s;
     s.jobs = jobs.size();
     s.events = events;
+    s.measure = window;
+    // Which jobs are measured: by arrival index, (submit, trace order) as the engine admits them.
+    std::vector<char> measured(jobs.size(), window.by == MeasureWindow::By::All);
+    if (window.by == MeasureWindow::By::Jobs) {
+        if (window.end_job != UINT64_MAX && window.end_job > jobs.size())
+            throw InputError(fmt::format("--measure-jobs {}:{}: the trace has only {} jobs (after its filters)",
+                                         window.first_job, window.end_job, jobs.size()));
+        std::vector<JobIdx> order(jobs.size());
+        std::iota(order.begin(), order.end(), JobIdx{0});
+        std::stable_sort(order.begin(), order.end(),
+                         [&](JobIdx a, JobIdx b) { return jobs[a].submit < jobs[b].submit; });
+        const std::size_t end = std::min<std::uint64_t>(window.end_job, jobs.size());
+        for (std::size_t i = window.first_job; i < end; ++i) measured[order[i]] = 1;
+    } else if (window.by == MeasureWindow::By::Time) {
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            const double submit = to_seconds(jobs[j].submit);
+            measured[j] = submit >= window.from && (window.to < 0 || submit < window.to);
+        }
+    }
     std::vector<double> jct;
     jct.reserve(jobs.size());
     double sum_jct = 0, sum_delay = 0;
     Time last_finish = origin_;
-    for (const auto& j : jobs) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const JobInfo& j = jobs[i];
         s.preemptions += j.preemptions;
+        s.measured_jobs += measured[i];
         if (j.state == JobState::Rejected) ++s.rejected;
         if (j.state != JobState::Finished) continue;
         ++s.finished;
         last_finish = std::max(last_finish, j.finish);
+        if (!measured[i]) continue;
+        ++s.measured_finished;
         jct.push_back(to_seconds(j.finish - j.submit));
         sum_jct += jct.back();
         sum_delay += to_seconds(j.first_start - j.submit);

@@ -12,8 +12,24 @@
 
 namespace dlsim {
 
+/// Which jobs the JCT statistics cover (steady-state measurement). Counts and utilization always cover
+/// the whole run.
+struct MeasureWindow {
+    enum class By { All, Jobs, Time };
+    By by = By::All;
+    std::uint64_t first_job = 0, end_job = 0;  ///< By::Jobs: arrival index in [first_job, end_job)
+    double from = 0, to = -1;                  ///< By::Time: submit time in [from, to) s; to < 0 = open
+};
+
+/// "A:B" (arrival indices, B may be empty for "to the end") for --measure-jobs; an InputError otherwise.
+MeasureWindow parse_measure_jobs(const std::string& text);
+/// "T0:T1" (seconds of simulated time, T1 may be empty) for --measure-time; an InputError otherwise.
+MeasureWindow parse_measure_time(const std::string& text);
+
 struct Summary {
     std::uint64_t jobs = 0, finished = 0, rejected = 0, unfinished = 0;
+    MeasureWindow measure;
+    std::uint64_t measured_jobs = 0, measured_finished = 0;  ///< in the window (all jobs when By::All)
     double avg_jct = 0, p50_jct = 0, p95_jct = 0, p99_jct = 0, avg_queueing_delay = 0;  ///< s
     double makespan = 0;                                                             ///< s
     double gpu_utilization = 0;
@@ -43,7 +59,9 @@ public:
     /// The GPU type of a job's longest allocation (meaningful once it ran).
     GpuTypeIdx longest_type(JobIdx j) const { return longest_type_[j]; }
 
-    Summary summarize(std::span<const JobInfo> jobs, std::uint64_t events) const;
+    /// JCT and queueing statistics over the finished jobs in `window`; an end_job past the last job is
+    /// an InputError (a window that silently measured fewer jobs would be a wrong number).
+    Summary summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window = {}) const;
     /// Buckets of equal width from the first submit; the last one ends at the last finish.
     Timeseries timeseries() const;
 

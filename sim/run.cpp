@@ -65,28 +65,33 @@ json_fields::Json params_json(const Params& p) {
     return out;
 }
 
-std::string config_json(const RunInputs& in, const RunConfig& c, const Params& policy_params,
-                        const Params& placer_params) {
+json_fields::Json measure_json(const MeasureWindow& w) {
     using json_fields::Json;
-    Json report = Json::object();
-    report["rows_read"] = in.trace.report.rows_read;
-    report["kept"] = in.trace.report.kept;
-    report["dropped"] = Json::object();
-    for (const auto& [why, n] : in.trace.report.dropped) report["dropped"][why] = n;
-    report["repaired"] = Json::object();
-    for (const auto& [why, n] : in.trace.report.repaired) report["repaired"][why] = n;
-    report["assumptions"] = in.trace.report.assumptions;
-    Json cfg = Json::object();
+    switch (w.by) {
+        case MeasureWindow::By::Jobs:
+            return {{"by", "jobs"}, {"from", w.first_job}, {"to", w.end_job == UINT64_MAX ? Json() : Json(w.end_job)}};
+        case MeasureWindow::By::Time:
+            return {{"by", "time"}, {"from", w.from}, {"to", w.to < 0 ? Json() : Json(w.to)}};
+        case MeasureWindow::By::All: break;
+    }
+    return {{"by", "all"}};
+}
+
+/// The resolved parameters that identify a run (see run_identity in run.hpp).
+json_fields::Json identity(const RunConfig& c, const InputHashes& hashes, const Params& policy_params,
+                           const Params& placer_params) {
+    using json_fields::Json;
     const TraceTransforms& t = c.transforms;
     Json transforms = {{"status", t.status},        {"min_gpus", t.min_gpus},
                        {"max_gpus", t.max_gpus},    {"vc", t.vcs},
                        {"time_window", {t.window_start, t.window_end < 0 ? Json() : Json(t.window_end)}},
                        {"resample_rate", t.resample_rate}, {"resample_jobs", t.resample_jobs},
                        {"load_scale", t.load_scale}, {"max_jobs", t.max_jobs}};
-    cfg["trace"] = {{"path", in.trace.path},     {"format", in.trace.format}, {"sha256", in.trace_sha256},
-                    {"time_unit", c.time_unit},  {"transforms", transforms},  {"report", report}};
-    cfg["cluster"] = {{"path", c.cluster}, {"sha256", in.cluster_sha256}, {"gpus", in.cluster.num_gpus()}};
-    cfg["profiles"] = {{"path", c.profiles}, {"sha256", in.profiles_sha256}};
+    Json cfg = Json::object();
+    cfg["trace"] = {{"format", c.trace_format}, {"sha256", hashes.trace}, {"time_unit", c.time_unit},
+                    {"transforms", transforms}};
+    cfg["cluster"] = {{"sha256", hashes.cluster}};
+    cfg["profiles"] = {{"sha256", hashes.profiles}};
     cfg["policy"] = c.policy;
     cfg["params"] = params_json(policy_params);
     cfg["placement"] = c.placement;
@@ -96,25 +101,68 @@ std::string config_json(const RunInputs& in, const RunConfig& c, const Params& p
     cfg["strict"] = c.strict;
     cfg["on_bad_line"] = c.on_bad_line == BadLinePolicy::Skip ? "skip" : "error";
     cfg["timeseries_points"] = c.timeseries_points;
+    cfg["measure"] = measure_json(c.measure);
+    return cfg;
+}
+
+struct ResolvedParams {
+    Params policy, placer;
+};
+
+ResolvedParams resolve_all_params(const RunConfig& c) {
+    const auto& policy_entry = builtin_policies().find(c.policy);
+    const auto& placer_entry = builtin_placers().find(c.placement);
+    return {resolve_params("policy " + c.policy, policy_entry.params, c.params),
+            resolve_params("placement " + c.placement, placer_entry.params, {})};
+}
+
+/// The config as echoed in the result: the identity plus input paths, the detected trace format,
+/// the reader's report and the cluster's size.
+std::string config_json(const RunInputs& in, const RunConfig& c, const ResolvedParams& params) {
+    using json_fields::Json;
+    Json report = Json::object();
+    report["rows_read"] = in.trace.report.rows_read;
+    report["kept"] = in.trace.report.kept;
+    report["dropped"] = Json::object();
+    for (const auto& [why, n] : in.trace.report.dropped) report["dropped"][why] = n;
+    report["repaired"] = Json::object();
+    for (const auto& [why, n] : in.trace.report.repaired) report["repaired"][why] = n;
+    report["assumptions"] = in.trace.report.assumptions;
+    Json cfg = identity(c, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256}, params.policy, params.placer);
+    Json& trace = cfg["trace"];
+    trace = Json{{"path", in.trace.path}, {"format", in.trace.format}, {"requested_format", c.trace_format},
+                 {"sha256", in.trace_sha256}, {"time_unit", c.time_unit}, {"transforms", trace["transforms"]},
+                 {"report", report}};
+    cfg["cluster"] = {{"path", c.cluster}, {"sha256", in.cluster_sha256}, {"gpus", in.cluster.num_gpus()}};
+    cfg["profiles"] = {{"path", c.profiles}, {"sha256", in.profiles_sha256}};
     return cfg.dump();
 }
 
 }  // namespace
 
-RunOutcome simulate(const RunInputs& in, const RunConfig& c) {
+std::string run_identity(const RunConfig& c, const InputHashes& hashes) {
+    const ResolvedParams params = resolve_all_params(c);
+    return identity(c, hashes, params.policy, params.placer).dump();
+}
+
+std::string run_id(const RunConfig& c, const InputHashes& hashes) {
+    return sha256_text(run_identity(c, hashes)).substr(0, 16);
+}
+
+RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& progress) {
+    const ResolvedParams params = resolve_all_params(c);
     const auto& policy_entry = builtin_policies().find(c.policy);
-    const Params policy_params = resolve_params("policy " + c.policy, policy_entry.params, c.params);
     const auto& placer_entry = builtin_placers().find(c.placement);
-    const Params placer_params = resolve_params("placement " + c.placement, placer_entry.params, {});
     if (!(c.restart_cost >= 0 && c.restart_cost <= 1e12))
         throw InputError(fmt::format("--restart-cost: expected seconds in [0, 1e12], got {}", c.restart_cost));
 
     RunOutcome out;
-    out.config_json = config_json(in, c, policy_params, placer_params);
+    out.config_json = config_json(in, c, params);
+    out.run_id = run_id(c, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256});
     const RateModel rates(in.cluster, in.profiles);
     const ResolvedJobs resolved = resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict);
-    auto policy = policy_entry.make(policy_params);
-    auto placer = placer_entry.make(placer_params);
+    auto policy = policy_entry.make(params.policy);
+    auto placer = placer_entry.make(params.placer);
 
     Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost)});
     Time origin = kNever;
@@ -126,6 +174,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c) {
         log = std::make_unique<EventLog>(c.event_log, in.trace, in.cluster);
         sim.add_observer(*log);
     }
+    if (progress) sim.set_progress(progress);
     try {
         out.stats = sim.run();
     } catch (const TimeOverflow& e) {
@@ -135,7 +184,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c) {
                                      "throughputs",
                                      in.trace.path, r.line, r.id, e.finish_seconds));
     }
-    out.summary = metrics.summarize(sim.jobs(), out.stats.events);
+    out.summary = metrics.summarize(sim.jobs(), out.stats.events, c.measure);
     out.timeseries = metrics.timeseries();
     out.jobs = sim.take_jobs();
     out.job_gpu_type.resize(out.jobs.size());
@@ -161,6 +210,9 @@ const char* state_name(JobState s) {
 std::string when(Time t) { return t == kNever ? "null" : json_out::number(to_seconds(t)); }
 
 void write_summary(AtomicFile& f, const Summary& s) {
+    json_fields::Json measure = measure_json(s.measure);
+    measure["jobs"] = s.measured_jobs;
+    measure["finished"] = s.measured_finished;
     f.print(
                "{{\"jobs\":{},\"finished\":{},\"rejected\":{},\"unfinished\":{},\"avg_jct\":{},\"p50_jct\":{},"
                "\"p95_jct\":{},\"p99_jct\":{},\"avg_queueing_delay\":{},\"makespan\":{},\"gpu_utilization\":{},"
@@ -171,7 +223,7 @@ void write_summary(AtomicFile& f, const Summary& s) {
     for (std::size_t i = 0; i < s.gpu_utilization_by_type.size(); ++i)
         f.print("{}{}:{}", i ? "," : "", json_out::quote(s.gpu_utilization_by_type[i].first),
                    json_out::number(s.gpu_utilization_by_type[i].second));
-    f.print("}},\"preemptions\":{},\"events\":{}}}", s.preemptions, s.events);
+    f.print("}},\"preemptions\":{},\"events\":{},\"measure\":{}}}", s.preemptions, s.events, measure.dump());
 }
 
 void write_number_array(AtomicFile& f, const std::vector<double>& xs) {
@@ -205,7 +257,8 @@ void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o,
     if (!c.jobs_csv.empty()) write_jobs_csv(in, o, c.jobs_csv);
     if (c.out.empty()) return;
     AtomicFile f(c.out);
-    f.print("{{\"schema\":\"dlsim.result/1\",\n\"config\":{},\n\"summary\":", o.config_json);
+    f.print("{{\"schema\":\"dlsim.result/1\",\n\"run_id\":\"{}\",\n\"config\":{},\n\"summary\":", o.run_id,
+            o.config_json);
     write_summary(f, o.summary);
     f.print(",\n\"jobs\":[");
     if (c.job_records) {

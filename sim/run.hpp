@@ -7,6 +7,7 @@
 #include "sim/simulator.hpp"
 #include "traces/job_record.hpp"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,7 +27,21 @@ Trace load_trace(const RunConfig& config);
 /// Loads and validates the three input files named by the config.
 RunInputs load_inputs(const RunConfig& config);
 
+/// SHA-256 of the three input files.
+struct InputHashes {
+    std::string trace, cluster, profiles;
+};
+
+/// The resolved parameters that identify a run, as JSON text: the config as echoed in the result
+/// without input paths, the reader's report and the cluster's size (all follow from the files'
+/// contents), and with the trace format as requested ("auto" is deterministic given the content).
+/// A moved checkout or results folder keeps its run ids. Unknown policies or params are InputErrors.
+std::string run_identity(const RunConfig& config, const InputHashes& hashes);
+/// The first 16 hex digits of the identity's SHA-256: a sweep's run id and result file name.
+std::string run_id(const RunConfig& config, const InputHashes& hashes);
+
 struct RunOutcome {
+    std::string run_id;
     std::string config_json;             ///< the resolved config, as echoed in the result
     Summary summary;
     Timeseries timeseries;
@@ -36,8 +51,9 @@ struct RunOutcome {
     SimStats stats;
 };
 
-/// Simulates without writing any file (tests call this directly).
-RunOutcome simulate(const RunInputs& inputs, const RunConfig& config);
+/// Simulates without writing any file (tests call this directly). `progress`, if set, is called every
+/// few thousand events with the simulated time and the number of finished jobs.
+RunOutcome simulate(const RunInputs& inputs, const RunConfig& config, const ProgressFn& progress = {});
 
 struct RunSelfProfile {
     double wall_seconds = 0;

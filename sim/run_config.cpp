@@ -5,6 +5,10 @@
 #include "traces/row_parsing.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
 
 #ifndef DLSIM_SOURCE_DIR
 #define DLSIM_SOURCE_DIR "."
@@ -58,16 +62,31 @@ BadLinePolicy parse_bad_line_policy(const std::string& value, const std::string&
     throw InputError(fmt::format("{}: expected error or skip, got '{}'", where, value));
 }
 
-void apply_config_file(RunConfig& c, const std::string& path) {
-    const jf::Json doc = jf::parse_file(path);
+std::span<const char* const> run_config_keys() {
+    static constexpr const char* kKeys[] = {
+        "trace",      "trace_format", "cluster",      "profiles",     "policy",        "params",
+        "placement",  "seed",         "restart_cost", "strict",       "on_bad_line",   "timeseries_points",
+        "out",        "jobs_csv",     "event_log",    "job_records",  "time_unit",     "status",
+        "min_gpus",   "max_gpus",     "vc",           "time_window",  "load_scale",    "max_jobs",
+        "resample_rate", "resample_jobs", "measure_jobs", "measure_time"};
+    return kKeys;
+}
+
+void apply_config_file(RunConfig& c, const std::string& path) { apply_config_json(c, jf::parse_file(path), path); }
+
+void apply_config_json(RunConfig& c, const jf::Json& doc, const std::string& path, const std::string& base_dir) {
     jf::require_object(doc, path, "(top level)");
-    jf::check_keys(doc, path, "", {"trace", "trace_format", "cluster", "profiles", "policy", "params", "placement",
-                                   "seed", "restart_cost", "strict", "on_bad_line", "timeseries_points", "out",
-                                   "jobs_csv", "event_log", "job_records", "time_unit", "status", "min_gpus",
-                                   "max_gpus", "vc", "time_window", "load_scale", "max_jobs", "resample_rate",
-                                   "resample_jobs"});
+    for (const auto& [key, value] : doc.items()) {
+        const auto keys = run_config_keys();
+        if (std::find(keys.begin(), keys.end(), key) == keys.end())
+            throw InputError(fmt::format("{}: (top level): unknown field \"{}\" (expected one of: {})", path, key,
+                                         fmt::join(keys, ", ")));
+    }
     for (const auto& setting : text_settings())
         if (doc.contains(setting.key)) c.*setting.field = jf::string(doc[setting.key], path, setting.key);
+    if (!base_dir.empty())
+        for (std::string* input : {&c.trace, &c.cluster, &c.profiles})
+            if (!input->empty() && std::filesystem::path(*input).is_relative()) *input = base_dir + "/" + *input;
     if (doc.contains("params")) {
         for (const auto& [k, v] : jf::require_object(doc["params"], path, "params").items())
             c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -100,6 +119,10 @@ void apply_config_file(RunConfig& c, const std::string& path) {
     if (doc.contains("resample_rate")) t.resample_rate = jf::number(doc["resample_rate"], path, "resample_rate", 0);
     if (doc.contains("resample_jobs"))
         t.resample_jobs = static_cast<std::size_t>(jf::integer(doc["resample_jobs"], path, "resample_jobs", 0));
+    if (doc.contains("measure_jobs") && doc.contains("measure_time"))
+        jf::fail(path, "measure_jobs", "one of measure_jobs and measure_time, not both");
+    if (doc.contains("measure_jobs")) c.measure = parse_measure_jobs(jf::string(doc["measure_jobs"], path, "measure_jobs"));
+    if (doc.contains("measure_time")) c.measure = parse_measure_time(jf::string(doc["measure_time"], path, "measure_time"));
     if (doc.contains("on_bad_line"))
         c.on_bad_line = parse_bad_line_policy(jf::string(doc["on_bad_line"], path, "on_bad_line"), path + ": on_bad_line");
 }

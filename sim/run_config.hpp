@@ -1,7 +1,10 @@
 #pragma once
 // One run's configuration: one field per long flag of `dlsim run` (DESIGN.md "Inputs", run config).
+#include "sim/metrics.hpp"
 #include "traces/canonical_csv.hpp"
 #include "traces/trace_transforms.hpp"
+
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <map>
@@ -22,6 +25,7 @@ struct RunConfig {
     bool strict = false;
     BadLinePolicy on_bad_line = BadLinePolicy::Error;
     std::size_t timeseries_points = 2000;
+    MeasureWindow measure;                      ///< which jobs the JCT statistics cover
     // Outputs (not part of the resolved config that identifies a run).
     std::string out, jobs_csv, event_log;
     bool job_records = true;
@@ -33,6 +37,14 @@ RunConfig default_run_config();
 
 /// Overlays a `--config F.json` file on `config`; unknown keys and bad values are InputErrors.
 void apply_config_file(RunConfig& config, const std::string& path);
+
+/// Overlays one JSON object of run-config keys; errors name `origin` (file and place). Relative input
+/// paths (trace, cluster, profiles) are taken relative to `base_dir` when it is not empty.
+void apply_config_json(RunConfig& config, const nlohmann::ordered_json& doc, const std::string& origin,
+                       const std::string& base_dir = "");
+
+/// Every key a run config may hold.
+std::span<const char* const> run_config_keys();
 
 /// Splits "k=v" into the params map; a malformed one is an InputError.
 void add_param(RunConfig& config, const std::string& kv);

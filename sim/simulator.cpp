@@ -58,6 +58,10 @@ SimStats Simulator::run() {
         if (t < now_)
             throw InternalError(fmt::format("time went back from {} us to {} us", now_, t));
         now_ = t;
+        if (progress_ && stats_.events >= next_progress_) {
+            progress_(now_, finished_count_);
+            next_progress_ = stats_.events + 4096;
+        }
         arrived_.clear();
         finished_.clear();
         bool timer = false;
@@ -119,6 +123,7 @@ void Simulator::complete(JobIdx j) {
     if (job.state != JobState::Running)
         throw InternalError(fmt::format("completion of job {} which is not running at {} us", j, now_));
     for (Observer* o : observers_) o->on_finish(now_, j, job);
+    ++finished_count_;
     release(j);
     job.remaining = 0;
     job.finish = now_;

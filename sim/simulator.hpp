@@ -8,6 +8,7 @@
 #include "sim/observer.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace dlsim {
@@ -23,6 +24,9 @@ struct SimStats {
     double engine_seconds = 0;       ///< wall time of the whole event loop, policy included
 };
 
+/// Called from the event loop every few thousand events: simulated time now, jobs finished so far.
+using ProgressFn = std::function<void(Time now, std::uint64_t finished)>;
+
 /// Thrown when a job would finish past the end of engine time (2^63 µs): bad input (absurd durations,
 /// work or throughputs), reported by the caller with the job's file and line.
 struct TimeOverflow {
@@ -36,6 +40,7 @@ public:
               Placer& placer, SimOptions options);
 
     void add_observer(Observer& o) { observers_.push_back(&o); }
+    void set_progress(ProgressFn progress) { progress_ = std::move(progress); }
     /// Runs to the end; throws InternalError on a broken invariant or an invalid decision.
     SimStats run();
 
@@ -86,6 +91,8 @@ private:
     Time now_ = 0;
     std::uint32_t timer_generation_ = 0;
     SimStats stats_;
+    ProgressFn progress_;
+    std::uint64_t finished_count_ = 0, next_progress_ = 0;
 };
 
 }  // namespace dlsim

@@ -1,0 +1,136 @@
+#include "sim/sweep_index.hpp"
+
+#include "models/input_error.hpp"
+#include "models/json_fields.hpp"
+#include "sim/atomic_file.hpp"
+#include "sim/json_out.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace dlsim {
+
+namespace jf = json_fields;
+
+std::string result_path(const std::string& dir, const SweepRun& run) { return dir + "/runs/" + run.id + ".json"; }
+std::string error_path(const std::string& dir, const SweepRun& run) { return dir + "/runs/" + run.id + ".error.json"; }
+
+namespace {
+
+const char* status_name(RunStatus s) {
+    switch (s) {
+        case RunStatus::Done: return "done";
+        case RunStatus::Failed: return "failed";
+        case RunStatus::Missing: return "missing";
+    }
+    return "?";
+}
+
+/// Parses a result but drops its bulky job records and time series: the index needs the rest.
+jf::Json parse_result_head(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    const jf::Json::parser_callback_t skip_bulk = [](int depth, jf::Json::parse_event_t event, jf::Json& parsed) {
+        return !(depth == 1 && event == jf::Json::parse_event_t::key &&
+                 (parsed == "jobs" || parsed == "timeseries"));
+    };
+    return jf::Json::parse(text.str(), skip_bulk);
+}
+
+/// One CSV cell: numbers in shortest form, strings quoted when they need it.
+std::string csv_cell(const jf::Json& v) {
+    if (v.is_null()) return "";
+    std::string text = v.is_string() ? v.get<std::string>() : v.is_number_float() ? json_out::number(v.get<double>()) : v.dump();
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+}  // namespace
+
+RunState read_run_state(const std::string& dir, const SweepRun& run) {
+    RunState state;
+    const std::string result = result_path(dir, run);
+    if (std::filesystem::exists(result)) {
+        try {
+            const jf::Json doc = parse_result_head(result);
+            if (doc.value("schema", "") != "dlsim.result/1" || doc.value("run_id", "") != run.id ||
+                !doc.contains("summary"))
+                throw std::runtime_error("not the result of this run");
+            state.status = RunStatus::Done;
+            state.summary = doc["summary"];
+            if (doc.contains("run") && doc["run"].contains("version")) state.version = doc["run"]["version"];
+            return state;
+        } catch (const std::exception& e) {
+            state.error = fmt::format("{}: unusable result ({}), will run again", result, e.what());
+            return state;
+        }
+    }
+    const std::string error = error_path(dir, run);
+    if (std::filesystem::exists(error)) {
+        try {
+            const jf::Json doc = jf::parse_file(error);
+            state.status = RunStatus::Failed;
+            state.error = doc.value("error", "unknown error");
+        } catch (const InputError& e) {
+            state.status = RunStatus::Failed;
+            state.error = e.what();
+        }
+    }
+    return state;
+}
+
+void write_run_error(const std::string& dir, const SweepRun& run, const std::string& kind, const std::string& message) {
+    jf::Json doc = {{"schema", "dlsim.run-error/1"}, {"run_id", run.id}, {"parameters", run.values},
+                    {"kind", kind}, {"error", message}};
+    AtomicFile f(error_path(dir, run));
+    f.print("{}\n", doc.dump(1));
+    f.commit();
+}
+
+const std::vector<std::string>& index_metrics() {
+    static const std::vector<std::string> kMetrics = {
+        "jobs",     "finished", "rejected",           "unfinished", "avg_jct",         "p50_jct",     "p95_jct",
+        "p99_jct",  "avg_queueing_delay", "makespan", "gpu_utilization", "preemptions", "events"};
+    return kMetrics;
+}
+
+void write_index(const SweepSpec& spec, const std::string& dir, const std::vector<RunState>& states) {
+    const auto& metrics = index_metrics();
+    jf::Json runs = jf::Json::array();
+    std::string csv = "run_id,status";
+    for (const auto& p : spec.parameters) csv += "," + csv_cell(p);
+    for (const auto& m : metrics) csv += "," + m;
+    csv += ",error\n";
+    for (std::size_t i = 0; i < spec.runs.size(); ++i) {
+        const SweepRun& run = spec.runs[i];
+        const RunState& s = states[i];
+        const bool done = s.status == RunStatus::Done;
+        runs.push_back({{"run_id", run.id},
+                        {"status", status_name(s.status)},
+                        {"parameters", run.values},
+                        {"result", "runs/" + run.id + ".json"},
+                        {"version", done ? jf::Json(s.version) : jf::Json()},
+                        {"summary", done ? s.summary : jf::Json()},
+                        {"error", s.status == RunStatus::Failed ? jf::Json(s.error) : jf::Json()}});
+        csv += run.id + "," + status_name(s.status);
+        for (const auto& p : spec.parameters) csv += "," + (run.values.contains(p) ? csv_cell(run.values[p]) : "");
+        for (const auto& m : metrics) csv += "," + (done && s.summary.contains(m) ? csv_cell(s.summary[m]) : "");
+        csv += "," + (s.status == RunStatus::Failed ? csv_cell(s.error) : "") + "\n";
+    }
+    jf::Json index = {{"schema", "dlsim.sweep-index/1"}, {"sweep", spec.name}, {"parameters", spec.parameters},
+                      {"metrics", metrics},         {"runs", runs}};
+    AtomicFile json_file(dir + "/index.json");
+    json_file.print("{}\n", index.dump(1));
+    json_file.commit();
+    AtomicFile csv_file(dir + "/index.csv");
+    csv_file.print("{}", csv);
+    csv_file.commit();
+}
+
+}  // namespace dlsim
