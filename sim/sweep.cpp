@@ -120,8 +120,9 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     const std::string label = options.shard.count > 1
                                   ? fmt::format("sweep {} shard {}/{}", spec.name, options.shard.index, options.shard.count)
                                   : fmt::format("sweep {}", spec.name);
-    fmt::print(stderr, "dlsim: {}: {} runs, {} already done, {} to run on {} threads -> {}\n", label, selected, already,
-               todo.size(), threads, dir);
+    fmt::print(stderr, "dlsim: {}: {} runs, {} already done, {} -> {}\n", label, selected, already,
+               todo.empty() ? std::string("nothing to run") : fmt::format("{} to run on {} threads", todo.size(), threads),
+               dir);
 
     Progress progress(label, selected, already);
     std::mutex progress_mutex;
