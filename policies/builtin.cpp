@@ -21,8 +21,14 @@ void register_builtin_policies(PolicyRegistry& r) {
            {type_order_param()},
            [](const Params& p) { return std::make_unique<FifoPolicy>(parse_type_order(p.get("type_order"))); }});
     r.add({"srtf", "preemptive shortest remaining time first (oracle on remaining work), greedy fill",
-           {type_order_param()},
-           [](const Params& p) { return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order"))); }});
+           {type_order_param(),
+            {"migrate", ParamType::Bool, "true",
+             "re-place running jobs at every call: move to a faster type that freed up, or to another type instead "
+             "of a preemption (each move is a restart)",
+             {}}},
+           [](const Params& p) {
+               return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true");
+           }});
 }
 
 void register_builtin_placers(PlacerRegistry& r) {

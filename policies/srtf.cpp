@@ -27,6 +27,7 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
     for (GpuTypeIdx t = 0; t < capacity_.size(); ++t) unclaimed += capacity_[t] = cluster.gpus_of_type(t);
 
     to_preempt_.clear();
+    moves_.clear();
     to_start_.clear();
     start_type_.clear();
     auto w = waiting_.begin();
@@ -34,12 +35,23 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
     while (r != running_.end() || (w != waiting_.end() && unclaimed > 0)) {
         const bool take_running = r != running_.end() && (w == waiting_.end() || unclaimed == 0 || *r < *w);
         if (take_running) {
-            const JobInfo& job = view.job(std::get<2>(*r));
-            if (capacity_[job.gpu_type] >= job.alloc_gpus) {
-                capacity_[job.gpu_type] -= job.alloc_gpus;
-                unclaimed -= job.alloc_gpus;
+            const JobIdx j = std::get<2>(*r);
+            const JobInfo& job = view.job(j);
+            // Re-placed from scratch (Tiresias): the fastest type with room now, which may be a faster
+            // one that freed up, or another type when shorter jobs took its own.
+            const auto t = migrate_ ? pick_type(view, job, order_, capacity_)
+                                    : capacity_[job.gpu_type] >= job.alloc_gpus ? std::optional(job.gpu_type)
+                                                                                : std::nullopt;
+            if (t) {
+                capacity_[*t] -= job.num_gpus;
+                unclaimed -= job.num_gpus;
+                if (*t != job.gpu_type) {  // a move: preempted, then started on the new type
+                    moves_.push_back(j);
+                    to_start_.push_back(j);
+                    start_type_.push_back(*t);
+                }
             } else {
-                to_preempt_.push_back(std::get<2>(*r));
+                to_preempt_.push_back(j);
             }
             ++r;
         } else {
@@ -61,6 +73,7 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
         out.preempt(j);
         waiting_.insert(waiting_key(view, j));
     }
+    for (JobIdx j : moves_) out.preempt(j);
     for (std::size_t i = 0; i < to_start_.size(); ++i)
         out.start(to_start_[i], start_type_[i], view.job(to_start_[i]).num_gpus);
 }

@@ -2,6 +2,8 @@
 
 #include "models/input_error.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 namespace dlsim {
@@ -30,7 +32,8 @@ void AtomicFile::flush() {
 
 void AtomicFile::commit() {
     flush();
-    const bool ok = !failed_ && std::fflush(file_) == 0 && std::ferror(file_) == 0;
+    // On disk before the rename: a finished result survives a crash of the machine, not only of dlsim.
+    const bool ok = !failed_ && std::fflush(file_) == 0 && std::ferror(file_) == 0 && ::fsync(::fileno(file_)) == 0;
     std::fclose(file_);
     file_ = nullptr;
     if (!ok || std::rename(tmp_.c_str(), path_.c_str()) != 0) {

@@ -81,6 +81,29 @@ TEST_CASE("srtf: preempts only for shorter waiting jobs, fills greedily", "[sche
     CHECK(o.summary.gpu_utilization == Approx(24.0 / 30.0));
 }
 
+TEST_CASE("srtf: running jobs are re-placed: over to a slow type, back to the fast one when it frees", "[schedule][srtf]") {
+    // One fast GPU (3 it/s) and one slow GPU (1 it/s). L needs 300 it (100 s on fast), S 6 it (2 s on fast).
+    //  t=0  L starts on fast.
+    //  t=1  S arrives: S 2 s < L 99 s, so S takes fast. migrate=true: L moves to slow (297 it left);
+    //       migrate=false: L is preempted and the slow GPU idles.
+    //  t=3  S done. L moves back to fast with 295 it left: finishes at 3 + 295/3 = 101.333333 s.
+    //       Without migration L restarts on fast with 297 it: 3 + 99 = 102 s.
+    const auto in = inputs_from_text(
+        R"({"gpu_types": {"fast": {}, "slow": {}},
+            "node_types": {"f": {"gpu_type": "fast", "gpus": 1}, "s": {"gpu_type": "slow", "gpus": 1}},
+            "racks": [{"node_type": "f", "nodes": 1}, {"node_type": "s", "nodes": 1}]})",
+        R"({"models": {"m": {"throughput": {"fast": 3, "slow": 1}}}})",
+        "job_id,submit_time,num_gpus,duration,model,gpu_type\nL,0,1,100,m,fast\nS,1,1,2,m,fast\n");
+    const auto moved = run_policy(in, "srtf");
+    CHECK(finish_s(moved, 0) == 101.333333);
+    CHECK(moved.jobs[0].preemptions == 2);  // each move is a preemption and a restart
+    CHECK(finish_s(moved, 1) == 3);
+    const auto kept = run_policy(in, "srtf", "migrate=false");
+    CHECK(finish_s(kept, 0) == 102);
+    CHECK(kept.jobs[0].preemptions == 1);
+    CHECK(finish_s(kept, 1) == 3);
+}
+
 TEST_CASE("srtf: ties go to the earlier arrival, then trace order; equal jobs never thrash", "[schedule][srtf]") {
     // One GPU; p and q both need 4 s and arrive together: p (first in the trace) runs 0-4, q 4-8.
     // r arrives at 2 needing 2 s: equal to p's remaining 2 s -> the tie goes to p (earlier arrival).
