@@ -17,3 +17,4 @@ ctest --test-dir build-asan -LE slow --output-on-failure -j "$jobs"
 ./build/tests/bench/bench_fifo_million
 ./build/tests/bench/bench_micro --benchmark_min_time=0.2
 ./build/tests/bench/bench_readers
+./build/tests/bench/bench_sweep build/bench-sweep 2>/dev/null
