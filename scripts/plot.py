@@ -193,13 +193,19 @@ def read_json(path, what):
         raise InputError(f"{path}: not valid JSON ({e}; expected {what})")
 
 
+def read_document(path, schema, what, other_schema, other_hint):
+    """A JSON document that must carry `schema`; `other_hint` helps when it is the other kind of file."""
+    doc = read_json(path, f"{what}, schema {schema}")
+    found = doc.get("schema") if isinstance(doc, dict) else None
+    if found != schema:
+        hint = f" ({other_hint})" if found == other_schema else ""
+        raise InputError(f"{path}: not {what} (expected \"schema\": \"{schema}\", found {json.dumps(found)}){hint}")
+    return doc
+
+
 def load_result(path):
-    doc = read_json(path, f"a dlsim result, schema {RESULT_SCHEMA}")
-    schema = doc.get("schema") if isinstance(doc, dict) else None
-    if schema != RESULT_SCHEMA:
-        hint = " (a sweep index: use plot.py load, bars or table)" if schema == INDEX_SCHEMA else ""
-        raise InputError(f"{path}: not a dlsim result (expected \"schema\": \"{RESULT_SCHEMA}\", "
-                         f"found {json.dumps(schema)}){hint}")
+    doc = read_document(path, RESULT_SCHEMA, "a dlsim result", INDEX_SCHEMA,
+                        "a sweep index: use plot.py load, bars or table")
     for key in ("config", "summary"):
         if not isinstance(doc.get(key), dict):
             raise InputError(f"{path}: field '{key}': expected an object")
@@ -210,12 +216,8 @@ class Index:
     """A sweep index: its rows with flattened parameters, and where the run results are."""
 
     def __init__(self, path):
-        doc = read_json(path, f"a dlsim sweep index, schema {INDEX_SCHEMA}")
-        schema = doc.get("schema") if isinstance(doc, dict) else None
-        if schema != INDEX_SCHEMA:
-            hint = " (a run result: use plot.py cdf or util)" if schema == RESULT_SCHEMA else ""
-            raise InputError(f"{path}: not a dlsim sweep index (expected \"schema\": \"{INDEX_SCHEMA}\", "
-                             f"found {json.dumps(schema)}){hint}")
+        doc = read_document(path, INDEX_SCHEMA, "a dlsim sweep index", RESULT_SCHEMA,
+                            "a run result: use plot.py cdf or util")
         if not isinstance(doc.get("runs"), list):
             raise InputError(f"{path}: field 'runs': expected an array")
         self.path = path

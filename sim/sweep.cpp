@@ -63,7 +63,11 @@ bool execute(const SweepRun& run, const std::string& dir) {
     }
     fmt::print(stderr, "{}dlsim: sweep: run {} ({}) failed: {}\n", Progress::stderr_is_terminal() ? "\n" : "", run.id,
                describe_run(run), message);
-    write_run_error(dir, run, kind, message);
+    try {
+        write_run_error(dir, run, kind, message);
+    } catch (const InputError& e) {  // a worker thread must not throw: the run stays missing instead
+        fmt::print(stderr, "dlsim: sweep: {}\n", e.what());
+    }
     return false;
 }
 
@@ -91,7 +95,9 @@ int finish_index(const SweepSpec& spec, const std::string& dir, const std::vecto
 
 int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     const std::string dir = sweep_dir(spec, options.out_dir);
-    std::filesystem::create_directories(dir + "/runs");
+    std::error_code ec;
+    std::filesystem::create_directories(dir + "/runs", ec);
+    if (ec) throw InputError(fmt::format("{}/runs: cannot create the results folder ({})", dir, ec.message()));
 
     // What is left to do in this shard.
     std::vector<const SweepRun*> todo;
