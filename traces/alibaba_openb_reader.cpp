@@ -37,11 +37,6 @@ constexpr const char* kPending = "pending (never scheduled)";
 constexpr const char* kCpuOnly = "cpu-only";
 constexpr const char* kZeroRunTime = "zero run time (deletion_time = scheduled_time)";
 
-std::string_view strip_bom(std::string_view s) {
-    if (s.size() >= 3 && s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);
-    return s;
-}
-
 JobOutcome outcome_of(std::string_view phase) {
     if (phase == "Succeeded") return JobOutcome::Completed;
     if (phase == "Failed") return JobOutcome::Failed;

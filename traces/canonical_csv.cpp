@@ -61,8 +61,7 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
     std::array<int, kNumColumns> where;
     where.fill(-1);
     for (std::size_t i = 0; i < fields.size(); ++i) {
-        std::string_view name = trim(fields[i]);
-        if (i == 0 && name.size() >= 3 && name.substr(0, 3) == "\xEF\xBB\xBF") name.remove_prefix(3);  // UTF-8 BOM
+        const std::string_view name = trim(i == 0 ? strip_bom(fields[i]) : fields[i]);
         int found = -1;
         for (int c = 0; c < kNumColumns; ++c)
             if (name == kColumnNames[c]) found = c;
@@ -144,7 +143,7 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
 }  // namespace
 
 bool is_canonical_header(std::string_view line) {
-    if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+    line = strip_bom(line);
     int required = 0;
     for (std::size_t start = 0;;) {
         const std::size_t cut = line.find(',', start);

@@ -15,6 +15,26 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+std::string_view strip_bom(std::string_view s) {
+    if (s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);
+    return s;
+}
+
+void require_header(CsvLines& csv, std::vector<std::string_view>& fields, std::span<const char* const> columns,
+                    std::string_view shown) {
+    const std::string& path = csv.origin();
+    if (!csv.next(fields)) throw InputError(fmt::format("{}: empty file, expected the header '{}'", path, shown));
+    if (fields.size() != columns.size())
+        throw InputError(fmt::format("{}:{}: expected the header '{}' ({} columns), got {} columns", path, csv.line(),
+                                     shown, columns.size(), fields.size()));
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        const std::string_view name = trim(i == 0 ? strip_bom(fields[i]) : fields[i]);
+        if (name != columns[i])
+            throw InputError(fmt::format("{}:{}: header column {} should be '{}', got '{}' (expected the header '{}')",
+                                         path, csv.line(), i + 1, columns[i], name, shown));
+    }
+}
+
 std::string read_whole_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw InputError(fmt::format("{}: cannot open file", path));

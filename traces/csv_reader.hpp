@@ -1,6 +1,7 @@
 #pragma once
 // Line-by-line CSV splitting shared by the CSV trace readers: RFC 4180 quoting, CRLF, blank lines.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,5 +35,13 @@ std::string read_whole_file(const std::string& path);
 
 /// Trims ASCII spaces and tabs.
 std::string_view trim(std::string_view s);
+
+/// Drops a leading UTF-8 byte-order mark (Excel writes one at the start of CSV files).
+std::string_view strip_bom(std::string_view s);
+
+/// Reads the first record and requires exactly `columns` (trimmed, after a BOM); `shown` is the header
+/// as the messages quote it. A missing or different header is an InputError naming file:line and column.
+void require_header(CsvLines& csv, std::vector<std::string_view>& fields, std::span<const char* const> columns,
+                    std::string_view shown);
 
 }  // namespace dlsim

@@ -111,8 +111,7 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
     where.fill(-1);
     std::vector<std::string> unknown;
     for (std::size_t i = 0; i < fields.size(); ++i) {
-        std::string_view name = trim(fields[i]);
-        if (i == 0 && name.substr(0, 3) == "\xEF\xBB\xBF") name.remove_prefix(3);  // UTF-8 BOM
+        const std::string_view name = trim(i == 0 ? strip_bom(fields[i]) : fields[i]);
         auto it = std::find_if(kColumnNames.begin(), kColumnNames.end(), [&](const char* n) { return name == n; });
         if (it == kColumnNames.end()) {
             unknown.emplace_back(name);
@@ -286,11 +285,6 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
     return trace;
 }
 
-/// The header line without a UTF-8 byte-order mark.
-std::string_view header_of(std::string_view first_line) {
-    if (first_line.substr(0, 3) == "\xEF\xBB\xBF") first_line.remove_prefix(3);
-    return first_line;
-}
 
 }  // namespace
 
@@ -299,7 +293,7 @@ Trace read_helios_trace(const std::string& path, const ReadOptions& options) {
 }
 
 bool detect_helios(std::string_view, std::string_view first_line) {
-    return header_of(first_line).starts_with("job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time");
+    return strip_bom(first_line).starts_with("job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time");
 }
 
 Trace read_acme_trace(const std::string& path, const ReadOptions& options) {
@@ -307,7 +301,7 @@ Trace read_acme_trace(const std::string& path, const ReadOptions& options) {
 }
 
 bool detect_acme(std::string_view, std::string_view first_line) {
-    const std::string_view h = header_of(first_line);
+    const std::string_view h = strip_bom(first_line);
     // Seren and Kalos both start this way; Kalos puts its memory columns between cpu_num and type.
     return h.starts_with("job_id,user,node_num,gpu_num,") && h.find(",type,") != std::string_view::npos &&
            h.find(",gpu_time") != std::string_view::npos;

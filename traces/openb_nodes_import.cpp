@@ -27,18 +27,8 @@ constexpr std::array<const char*, kNumColumns> kColumns = {"sn", "cpu_milli", "m
 std::string cluster_from_openb_nodes(const std::string& path) {
     CsvLines csv(path);
     std::vector<std::string_view> fields;
-    const std::string header = "sn,cpu_milli,memory_mib,gpu,model";
-    if (!csv.next(fields)) throw InputError(fmt::format("{}: empty file, expected the header '{}'", path, header));
-    if (fields.size() != kNumColumns)
-        throw InputError(fmt::format("{}:{}: expected the header '{}' ({} columns), got {} columns", path, csv.line(),
-                                     header, static_cast<int>(kNumColumns), fields.size()));
-    for (std::size_t i = 0; i < kNumColumns; ++i) {
-        std::string_view name = trim(fields[i]);
-        if (i == 0 && name.substr(0, 3) == "\xEF\xBB\xBF") name.remove_prefix(3);
-        if (name != kColumns[i])
-            throw InputError(fmt::format("{}:{}: header column {} should be '{}', got '{}' (expected the header '{}')",
-                                         path, csv.line(), i + 1, kColumns[i], name, header));
-    }
+    constexpr std::string_view header = "sn,cpu_milli,memory_mib,gpu,model";
+    require_header(csv, fields, kColumns, header);
 
     MachineListSpec spec;
     std::set<std::string, std::less<>> names;

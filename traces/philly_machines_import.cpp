@@ -37,18 +37,7 @@ std::optional<double> parse_gb(std::string_view s) {
 std::string cluster_from_philly_machines(const std::string& path) {
     CsvLines csv(path);
     std::vector<std::string_view> fields;
-    const std::string header = "machineId, number of GPUs, single GPU mem";
-    if (!csv.next(fields)) throw InputError(fmt::format("{}: empty file, expected the header '{}'", path, header));
-    if (fields.size() != 3)
-        throw InputError(fmt::format("{}:{}: expected the header '{}' (3 columns), got {} columns", path, csv.line(),
-                                     header, fields.size()));
-    for (std::size_t i = 0; i < 3; ++i) {
-        std::string_view name = trim(fields[i]);
-        if (i == 0 && name.substr(0, 3) == "\xEF\xBB\xBF") name.remove_prefix(3);
-        if (name != kColumns[i])
-            throw InputError(fmt::format("{}:{}: header column {} should be '{}', got '{}' (expected the header '{}')",
-                                         path, csv.line(), i + 1, kColumns[i], name, header));
-    }
+    require_header(csv, fields, kColumns, "machineId, number of GPUs, single GPU mem");
 
     // (memory GB, GPUs per node) -> machines; memory GB -> GPUs.
     std::map<std::pair<double, int>, int> node_counts;

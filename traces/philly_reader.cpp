@@ -22,7 +22,6 @@ namespace dlsim {
 
 namespace {
 
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
 constexpr std::string_view kCsvHeader = "timestamp,duration,num_gpus,gpu_time,cluster";
 
 std::string read_file(const std::string& path) {
@@ -37,7 +36,7 @@ std::string read_file(const std::string& path) {
 
 /// Position of the first character that is not whitespace (after a UTF-8 BOM), or npos.
 std::size_t first_non_space(std::string_view text) {
-    std::size_t i = text.substr(0, 3) == kBom ? 3 : 0;
+    std::size_t i = text.size() - strip_bom(text).size();
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) ++i;
     return i < text.size() ? i : std::string_view::npos;
 }
@@ -67,8 +66,7 @@ Trace read_csv_form(const std::string& path, std::string text, const ReadOptions
     std::array<int, kNumCsvColumns> where;
     where.fill(-1);
     for (std::size_t i = 0; i < fields.size(); ++i) {
-        std::string_view name = trim(fields[i]);
-        if (i == 0 && name.substr(0, 3) == kBom) name.remove_prefix(3);
+        const std::string_view name = trim(i == 0 ? strip_bom(fields[i]) : fields[i]);
         int found = -1;
         for (int c = 0; c < kNumCsvColumns; ++c)
             if (name == kCsvColumnNames[c]) found = c;
@@ -404,9 +402,7 @@ Trace read_philly_trace(const std::string& path, const ReadOptions& options) {
 }
 
 bool detect_philly(std::string_view path, std::string_view first_line) {
-    std::string_view line = first_line;
-    if (line.substr(0, 3) == kBom) line.remove_prefix(3);
-    line = trim(line);
+    std::string_view line = trim(strip_bom(first_line));
     if (line.substr(0, kCsvHeader.size()) == kCsvHeader) {
         std::string_view rest = trim(line.substr(kCsvHeader.size()));
         return rest.empty();

@@ -74,10 +74,6 @@ private:
 };
 
 
-std::string_view strip_bom(std::string_view s) {
-    if (s.size() >= 3 && s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);
-    return s;
-}
 
 Trace read_flavor(const std::string& path, const ReadOptions& options, const Flavor& flavor) {
     Trace trace;

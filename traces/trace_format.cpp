@@ -2,6 +2,7 @@
 
 #include "models/input_error.hpp"
 #include "traces/canonical_csv.hpp"
+#include "traces/csv_reader.hpp"
 
 #include <fmt/format.h>
 
@@ -16,8 +17,7 @@ Trace read_canonical_trace(const std::string& path, const ReadOptions& options) 
 bool detect_canonical(std::string_view, std::string_view first_line) {
     // Tried last, after every format whose header also starts with job_id: any other job_id header is
     // taken as a canonical CSV so that its reader names the missing or unknown column.
-    return is_canonical_header(first_line) || first_line.substr(0, 7) == "job_id," ||
-           first_line.substr(0, 10) == "\xEF\xBB\xBFjob_id,";
+    return is_canonical_header(first_line) || strip_bom(first_line).substr(0, 7) == "job_id,";
 }
 
 std::span<const TraceFormat> trace_formats() {
