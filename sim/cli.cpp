@@ -108,6 +108,24 @@ void apply_trace_options(const po::variables_map& vm, const TraceFlags& f, RunCo
     if (vm.count("max-jobs")) t.max_jobs = vm["max-jobs"].as<std::size_t>();
 }
 
+/// Writes a whole output file atomically.
+void write_text(const std::string& path, std::string_view text) {
+    AtomicFile f(path);
+    f.print("{}", text);
+    f.commit();
+}
+
+/// A trace as canonical CSV to `out`, or to stdout when `out` is empty.
+void emit_canonical_csv(const Trace& trace, const std::string& out) {
+    if (out.empty()) {
+        write_canonical_csv(trace, std::cout);
+        return;
+    }
+    std::ostringstream text;
+    write_canonical_csv(trace, text);
+    write_text(out, text.str());
+}
+
 /// What the reader did, on stderr: rows skipped and repaired by reason, and its assumptions.
 void report_trace(const Trace& trace) {
     const ReadReport& rep = trace.report;
@@ -307,22 +325,10 @@ int cmd_trace_read(const std::string& sub, int argc, char** argv) {
     if (sub == "stats") {
         const TraceStats stats = compute_stats(trace);
         fmt::print("{}", stats_table(trace, stats));
-        if (!json_out.empty()) {
-            AtomicFile f(json_out);
-            f.print("{}", stats_json(trace, stats));
-            f.commit();
-        }
+        if (!json_out.empty()) write_text(json_out, stats_json(trace, stats));
         return 0;
     }
-    if (out.empty()) {
-        write_canonical_csv(trace, std::cout);
-    } else {
-        std::ostringstream text;
-        write_canonical_csv(trace, text);
-        AtomicFile f(out);
-        f.print("{}", text.str());
-        f.commit();
-    }
+    emit_canonical_csv(trace, out);
     return 0;
 }
 
@@ -355,9 +361,7 @@ int cmd_trace_cluster(int argc, char** argv) {
     if (out.empty()) {
         fmt::print("{}", spec);
     } else {
-        AtomicFile f(out);
-        f.print("{}", spec);
-        f.commit();
+        write_text(out, spec);
         fmt::print(stderr, "dlsim: {}: {} GPU types, {} nodes, {} GPUs\n", out, cluster.gpu_types.size(),
                    cluster.nodes.size(), cluster.num_gpus());
     }
@@ -411,16 +415,7 @@ int cmd_trace_generate(int argc, char** argv) {
     }
     if (!vm.count("no-models"))
         for (const auto& m : load_profiles(profiles).models) o.models.push_back(m.name);
-    const Trace t = generate_gavel_mix(o);
-    if (out.empty()) {
-        write_canonical_csv(t, std::cout);
-    } else {
-        std::ostringstream text;
-        write_canonical_csv(t, text);
-        AtomicFile f(out);
-        f.print("{}", text.str());
-        f.commit();
-    }
+    emit_canonical_csv(generate_gavel_mix(o), out);
     return 0;
 }
 
