@@ -77,7 +77,7 @@ json_fields::Json measure_json(const MeasureWindow& w) {
     return {{"by", "all"}};
 }
 
-/// The resolved parameters that identify a run (see run_identity in run.hpp).
+/// The resolved parameters that identify a run (see run_id in run.hpp).
 json_fields::Json identity(const RunConfig& c, const InputHashes& hashes, const Params& policy_params,
                            const Params& placer_params) {
     using json_fields::Json;
@@ -105,20 +105,25 @@ json_fields::Json identity(const RunConfig& c, const InputHashes& hashes, const 
     return cfg;
 }
 
+/// The config's policy and placer with their parameters checked and defaults filled in.
 struct ResolvedParams {
+    const RegistryEntry<Policy>& policy_entry;
+    const RegistryEntry<Placer>& placer_entry;
     Params policy, placer;
 };
 
 ResolvedParams resolve_all_params(const RunConfig& c) {
     const auto& policy_entry = builtin_policies().find(c.policy);
     const auto& placer_entry = builtin_placers().find(c.placement);
-    return {resolve_params("policy " + c.policy, policy_entry.params, c.params),
+    return {policy_entry, placer_entry, resolve_params("policy " + c.policy, policy_entry.params, c.params),
             resolve_params("placement " + c.placement, placer_entry.params, {})};
 }
 
+std::string id_of(const json_fields::Json& identity) { return sha256_text(identity.dump()).substr(0, 16); }
+
 /// The config as echoed in the result: the identity plus input paths, the detected trace format,
 /// the reader's report and the cluster's size.
-std::string config_json(const RunInputs& in, const RunConfig& c, const ResolvedParams& params) {
+std::string config_json(const RunInputs& in, const RunConfig& c, json_fields::Json cfg) {
     using json_fields::Json;
     Json report = Json::object();
     report["rows_read"] = in.trace.report.rows_read;
@@ -128,7 +133,6 @@ std::string config_json(const RunInputs& in, const RunConfig& c, const ResolvedP
     report["repaired"] = Json::object();
     for (const auto& [why, n] : in.trace.report.repaired) report["repaired"][why] = n;
     report["assumptions"] = in.trace.report.assumptions;
-    Json cfg = identity(c, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256}, params.policy, params.placer);
     Json& trace = cfg["trace"];
     trace = Json{{"path", in.trace.path}, {"format", in.trace.format}, {"requested_format", c.trace_format},
                  {"sha256", in.trace_sha256}, {"time_unit", c.time_unit}, {"transforms", trace["transforms"]},
@@ -140,29 +144,25 @@ std::string config_json(const RunInputs& in, const RunConfig& c, const ResolvedP
 
 }  // namespace
 
-std::string run_identity(const RunConfig& c, const InputHashes& hashes) {
-    const ResolvedParams params = resolve_all_params(c);
-    return identity(c, hashes, params.policy, params.placer).dump();
-}
-
 std::string run_id(const RunConfig& c, const InputHashes& hashes) {
-    return sha256_text(run_identity(c, hashes)).substr(0, 16);
+    const ResolvedParams params = resolve_all_params(c);
+    return id_of(identity(c, hashes, params.policy, params.placer));
 }
 
 RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& progress) {
     const ResolvedParams params = resolve_all_params(c);
-    const auto& policy_entry = builtin_policies().find(c.policy);
-    const auto& placer_entry = builtin_placers().find(c.placement);
     if (!(c.restart_cost >= 0 && c.restart_cost <= 1e12))
         throw InputError(fmt::format("--restart-cost: expected seconds in [0, 1e12], got {}", c.restart_cost));
 
     RunOutcome out;
-    out.config_json = config_json(in, c, params);
-    out.run_id = run_id(c, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256});
+    json_fields::Json id = identity(c, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256}, params.policy,
+                                    params.placer);
+    out.run_id = id_of(id);
+    out.config_json = config_json(in, c, std::move(id));
     const RateModel rates(in.cluster, in.profiles);
     const ResolvedJobs resolved = resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict);
-    auto policy = policy_entry.make(params.policy);
-    auto placer = placer_entry.make(params.placer);
+    auto policy = params.policy_entry.make(params.policy);
+    auto placer = params.placer_entry.make(params.placer);
 
     Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost)});
     Time origin = kNever;

@@ -32,12 +32,11 @@ struct InputHashes {
     std::string trace, cluster, profiles;
 };
 
-/// The resolved parameters that identify a run, as JSON text: the config as echoed in the result
-/// without input paths, the reader's report and the cluster's size (all follow from the files'
-/// contents), and with the trace format as requested ("auto" is deterministic given the content).
-/// A moved checkout or results folder keeps its run ids. Unknown policies or params are InputErrors.
-std::string run_identity(const RunConfig& config, const InputHashes& hashes);
-/// The first 16 hex digits of the identity's SHA-256: a sweep's run id and result file name.
+/// A run's id (a sweep's result file name): the first 16 hex digits of the SHA-256 of the resolved
+/// parameters that identify it. Those are the config as echoed in the result without input paths, the
+/// reader's report and the cluster's size (all follow from the files' contents), and with the trace
+/// format as requested ("auto" is deterministic given the content). A moved checkout or results folder
+/// keeps its run ids. Unknown policies or params are InputErrors.
 std::string run_id(const RunConfig& config, const InputHashes& hashes);
 
 struct RunOutcome {
