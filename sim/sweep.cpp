@@ -99,14 +99,15 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     std::filesystem::create_directories(dir + "/runs", ec);
     if (ec) throw InputError(fmt::format("{}/runs: cannot create the results folder ({})", dir, ec.message()));
 
-    // What is left to do in this shard.
-    std::vector<const SweepRun*> todo;
+    // What is left to do in this shard. Finished runs' states are kept for the index.
+    std::vector<RunState> states(spec.runs.size());
+    std::vector<std::size_t> todo;
     std::size_t selected = 0, already = 0, other_version = 0;
-    for (const SweepRun& run : spec.runs) {
-        if (!options.shard.selects(run.position)) continue;
+    for (std::size_t i = 0; i < spec.runs.size(); ++i) {
+        if (!options.shard.selects(spec.runs[i].position)) continue;
         ++selected;
         if (options.resume) {
-            const RunState state = read_run_state(dir, run);
+            const RunState& state = states[i] = read_run_state(dir, spec.runs[i]);
             if (state.status == RunStatus::Done) {
                 ++already;
                 other_version += state.version != dlsim_version();
@@ -115,7 +116,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
             if (!state.error.empty() && state.status == RunStatus::Missing)
                 fmt::print(stderr, "dlsim: sweep: {}\n", state.error);
         }
-        todo.push_back(&run);
+        todo.push_back(i);
     }
     if (other_version > 0)
         fmt::print(stderr, "dlsim: sweep: {} finished results were made by another dlsim version than {}; "
@@ -136,7 +137,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     std::size_t done = already, failed = 0;
     auto worker = [&] {
         for (std::size_t i = next++; i < todo.size(); i = next++) {
-            const bool ok = execute(*todo[i], dir);
+            const bool ok = execute(spec.runs[todo[i]], dir);
             const std::lock_guard lock(progress_mutex);
             ++done;
             failed += !ok;
@@ -154,7 +155,9 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
                    label, done - failed, failed, spec.path, dir);
         return failed == 0 ? 0 : 2;
     }
-    return finish_index(spec, dir, read_states(spec, dir));
+    // Unsharded, every run was selected: those run now are read back from their files like the rest.
+    for (std::size_t i : todo) states[i] = read_run_state(dir, spec.runs[i]);
+    return finish_index(spec, dir, states);
 }
 
 int merge_sweep(const SweepSpec& spec, const std::string& out_dir) {
