@@ -4,6 +4,7 @@
 #include "models/profile.hpp"
 #include "sim/run.hpp"
 #include "traces/canonical_csv.hpp"
+#include "traces/trace_format.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
 namespace dlsim::test {
@@ -71,6 +73,38 @@ inline CliResult run_cli(const std::string& args) {
     std::filesystem::remove(base + ".out");
     std::filesystem::remove(base + ".err");
     return r;
+}
+
+/// Read options that count malformed rows by reason and go on, instead of failing.
+inline ReadOptions skip_bad() {
+    ReadOptions o;
+    o.on_bad_line = BadLinePolicy::Skip;
+    return o;
+}
+
+/// Splits a line at `sep` (no quoting: the fixtures and published files read this way have none).
+inline std::vector<std::string> split(const std::string& line, char sep = ',') {
+    std::vector<std::string> out;
+    for (std::size_t start = 0;;) {
+        const std::size_t cut = line.find(sep, start);
+        out.push_back(line.substr(start, cut == std::string::npos ? cut : cut - start));
+        if (cut == std::string::npos) return out;
+        start = cut + 1;
+    }
+}
+
+/// The non-blank lines of a file (CR stripped) split at `sep`, optionally after its first line.
+inline std::vector<std::vector<std::string>> read_rows(const std::string& path, char sep = ',',
+                                                       bool skip_header = false) {
+    std::ifstream in(path);
+    std::vector<std::vector<std::string>> rows;
+    std::string line;
+    if (skip_header) std::getline(in, line);
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!line.empty()) rows.push_back(split(line, sep));
+    }
+    return rows;
 }
 
 /// A fresh temporary file path with the given name.

@@ -71,19 +71,6 @@ void check_same_results(const std::string& a, const std::string& b) {
     CHECK(slurp(a + "/index.json") == slurp(b + "/index.json"));
 }
 
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        std::vector<std::string> cells;
-        std::stringstream cs(line);
-        for (std::string cell; std::getline(cs, cell, ',');) cells.push_back(cell);
-        if (!line.empty() && line.back() == ',') cells.emplace_back();
-        rows.push_back(cells);
-    }
-    return rows;
-}
-
 }  // namespace
 
 TEST_CASE("sweep: the 24-run acceptance sweep, its index, resume, --jobs 1 vs 2, SIGTERM midway", "[sweep]") {
@@ -102,7 +89,7 @@ TEST_CASE("sweep: the 24-run acceptance sweep, its index, resume, --jobs 1 vs 2,
     CHECK(index["schema"] == "dlsim.sweep-index/1");
     CHECK(index["parameters"] == Json({"policy", "load_scale", "seed"}));
     REQUIRE(index["runs"].size() == 24);
-    const auto csv = csv_rows(slurp(one + "/index.csv"));
+    const auto csv = read_rows(one + "/index.csv");
     REQUIRE(csv.size() == 25);
     const auto& header = csv[0];
     auto column = [&](const std::string& name) {

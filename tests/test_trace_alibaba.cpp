@@ -20,6 +20,7 @@
 #include "traces/trace_format.hpp"
 
 using namespace dlsim;
+using namespace dlsim::test;
 
 namespace {
 
@@ -62,32 +63,7 @@ void check_job(const Trace& t, std::size_t i, const Expected& e) {
     CHECK(j.work == 0);
 }
 
-std::vector<std::string> split(const std::string& line, char sep = ',') {
-    std::vector<std::string> out;
-    std::stringstream s(line);
-    std::string f;
-    while (std::getline(s, f, sep)) out.push_back(f);
-    if (!line.empty() && line.back() == sep) out.emplace_back();
-    return out;
-}
 
-std::vector<std::vector<std::string>> read_rows(const std::string& path, bool skip_header) {
-    std::ifstream in(path);
-    std::vector<std::vector<std::string>> rows;
-    std::string line;
-    if (skip_header) std::getline(in, line);
-    while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (!line.empty()) rows.push_back(split(line));
-    }
-    return rows;
-}
-
-ReadOptions skip_bad() {
-    ReadOptions o;
-    o.on_bad_line = BadLinePolicy::Skip;
-    return o;
-}
 
 /// Writes a PAI job table and its task table side by side under fresh names; returns the job table's path.
 std::string write_pai(const std::string& tag, const std::string& jobs, const std::string& tasks) {
@@ -466,7 +442,7 @@ TEST_CASE("alibaba-openb: the published default pod list, counted independently"
         return;
     }
     // Independent count: rows, pending (empty scheduled_time, the last column), CPU-only among the scheduled.
-    const auto rows = read_rows(pods, true);
+    const auto rows = read_rows(pods, ',', true);
     REQUIRE(std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.size() == 11; }));
     std::size_t pending = 0, cpu_only = 0, fractional = 0;
     for (const auto& r : rows) {
@@ -508,7 +484,7 @@ TEST_CASE("alibaba-openb: the published GPU node list as a cluster", "[traces]")
     std::map<std::string, long long> gpus_of;
     std::size_t gpu_nodes = 0;
     long long gpus = 0;
-    const auto rows = read_rows(nodes, true);
+    const auto rows = read_rows(nodes, ',', true);
     REQUIRE(std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.size() == 5; }));
     for (const auto& r : rows) {
         const long long n = std::stoll(r[3]);
@@ -539,7 +515,7 @@ TEST_CASE("alibaba-openb: the published pods replay with fifo on the published G
         return;
     }
     std::map<std::string, long long> gpus_of;  // GPU model -> GPUs in the node list
-    for (const auto& r : read_rows(nodes, true))
+    for (const auto& r : read_rows(nodes, ',', true))
         if (std::stoll(r[3]) > 0) gpus_of[r[4]] += std::stoll(r[3]);
     const Cluster cluster = parse_cluster(cluster_from_openb_nodes(nodes), "openb.json");
 
@@ -554,7 +530,7 @@ TEST_CASE("alibaba-openb: the published pods replay with fifo on the published G
         // Independently: which scheduled GPU pods can never run (no allowed type present, or wider than every
         // allowed type's GPUs)?
         std::size_t expected_jobs = 0, expected_rejected = 0;
-        for (const auto& r : read_rows(pods, true)) {
+        for (const auto& r : read_rows(pods, ',', true)) {
             if (r[10].empty() || r[3] == "0") continue;
             ++expected_jobs;
             const long long need = std::stoll(r[3]);
@@ -601,7 +577,7 @@ TEST_CASE("cluster_from_pai_machines: the published pai_machine_spec, counted in
     std::size_t machines = 0, cpu_only = 0;
     long long gpus = 0;
     std::map<std::string, long long> gpus_of;
-    const auto rows = read_rows(csv, false);
+    const auto rows = read_rows(csv, ',', false);
     REQUIRE(std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.size() == 5; }));
     for (const auto& r : rows) {
         const long long n = std::stoll(r[4]);

@@ -18,11 +18,6 @@ namespace {
 
 const std::string kDir = std::string(DLSIM_TEST_DATA) + "/traces/gavel/";
 
-ReadOptions skip_bad() {
-    ReadOptions o;
-    o.on_bad_line = BadLinePolicy::Skip;
-    return o;
-}
 
 /// Checks one record field by field (gavel has no gpu type, user, vc or status).
 void check_job(const Trace& t, std::size_t i, const std::string& id, double submit, int gpus, double work,
@@ -53,27 +48,6 @@ std::string msr_line(const std::string& type, const std::string& dir, const std:
 }
 
 /// Splits a line on tabs (the test's own reading of the files, independent of the reader).
-std::vector<std::string> split_tabs(const std::string& line) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t cut = line.find('\t', start);
-        out.push_back(line.substr(start, cut == std::string::npos ? cut : cut - start));
-        if (cut == std::string::npos) return out;
-        start = cut + 1;
-    }
-}
-
-/// Non-blank lines of a file, split on tabs.
-std::vector<std::vector<std::string>> read_rows(const std::string& path) {
-    std::vector<std::vector<std::string>> rows;
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (!line.empty()) rows.push_back(split_tabs(line));
-    }
-    return rows;
-}
 
 std::vector<std::string> files_in(const std::string& dir) {
     std::vector<std::string> out;
@@ -206,7 +180,7 @@ TEST_CASE("gavel: every shared msr and physical_cluster trace loads and matches 
         const bool msr = dir.ends_with("seed=0");
         for (const auto& path : files_in(dir)) {
             INFO(path);
-            const auto rows = read_rows(path);
+            const auto rows = read_rows(path, '\t');
             const Trace t = read_gavel_trace(path, {});
             REQUIRE(t.jobs.size() == rows.size());
             CHECK(t.report.rows_read == rows.size());
@@ -253,7 +227,7 @@ TEST_CASE("gavel: every shared msr trace runs with fifo on Gavel's 36:36:36 clus
     for (const auto& path : files_in(root)) {
         INFO(path);
         std::size_t wider = 0;  // jobs wider than the 36 GPUs of any one type
-        for (const auto& r : read_rows(path)) wider += std::stoi(r.at(6)) > 36;
+        for (const auto& r : read_rows(path, '\t')) wider += std::stoi(r.at(6)) > 36;
         RunInputs in = base;
         in.trace = read_gavel_trace(path, {});
         RunConfig config;

@@ -17,11 +17,6 @@ namespace {
 
 const std::string kDir = std::string(DLSIM_TEST_DATA) + "/traces/philly/";
 
-ReadOptions skip_bad() {
-    ReadOptions o;
-    o.on_bad_line = BadLinePolicy::Skip;
-    return o;
-}
 
 /// One job element of a cluster_job_log list, with `fields` spliced in verbatim before "attempts".
 std::string json_job(const std::string& fields,
@@ -58,17 +53,6 @@ void check_job(const Trace& t, std::size_t i, const std::string& id, double subm
     CHECK(j.line == line);
 }
 
-/// Splits a line on commas (the real files have no quoting).
-std::vector<std::string> split(const std::string& line) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t cut = line.find(',', start);
-        out.push_back(line.substr(start, cut == std::string::npos ? cut : cut - start));
-        if (cut == std::string::npos) return out;
-        start = cut + 1;
-    }
-}
 
 }  // namespace
 
