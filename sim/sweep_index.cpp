@@ -8,8 +8,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace dlsim {
 
@@ -31,14 +29,11 @@ const char* status_name(RunStatus s) {
 
 /// Parses a result but drops its bulky job records and time series: the index needs the rest.
 jf::Json parse_result_head(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
     const jf::Json::parser_callback_t skip_bulk = [](int depth, jf::Json::parse_event_t event, jf::Json& parsed) {
         return !(depth == 1 && event == jf::Json::parse_event_t::key &&
                  (parsed == "jobs" || parsed == "timeseries"));
     };
-    return jf::Json::parse(text.str(), skip_bulk);
+    return jf::Json::parse(jf::read_file(path), skip_bulk);
 }
 
 /// One CSV cell: numbers in shortest form, strings quoted when they need it.
