@@ -1,7 +1,7 @@
 #include "models/cluster.hpp"
 
-#include "models/input_error.hpp"
-#include "models/json_fields.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/json_fields.hpp"
 
 #include <fmt/format.h>
 

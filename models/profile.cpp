@@ -1,8 +1,8 @@
 #include "models/profile.hpp"
 
 #include "models/cluster.hpp"
-#include "models/input_error.hpp"
-#include "models/json_fields.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/json_fields.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 // Policies never reach into the engine; the engine implements this interface.
 #include "models/cluster.hpp"
 #include "models/rate_model.hpp"
-#include "models/sim_time.hpp"
+#include "models/base/sim_time.hpp"
 
 #include <algorithm>
 #include <cstdint>

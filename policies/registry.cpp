@@ -1,6 +1,6 @@
 #include "policies/registry.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <fmt/format.h>
 

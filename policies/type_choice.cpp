@@ -1,6 +1,6 @@
 #include "policies/type_choice.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <bit>
 

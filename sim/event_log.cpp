@@ -1,7 +1,7 @@
 #include "sim/event_log.hpp"
 
-#include "models/input_error.hpp"
-#include "sim/json_out.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/json_out.hpp"
 
 namespace dlsim {
 

@@ -2,7 +2,7 @@
 // The event queue: a binary heap of small POD events in total order (time, phase, seq).
 // `phase` fixes the meaning of one instant: completions free GPUs before arrivals at the same time
 // want them; `seq` is a global insertion counter, so ties never depend on heap layout.
-#include "models/sim_time.hpp"
+#include "models/base/sim_time.hpp"
 
 #include <algorithm>
 #include <cstdint>

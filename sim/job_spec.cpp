@@ -1,6 +1,6 @@
 #include "sim/job_spec.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <fmt/format.h>
 

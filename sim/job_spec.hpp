@@ -4,7 +4,7 @@
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"
-#include "models/sim_time.hpp"
+#include "models/base/sim_time.hpp"
 #include "traces/job_record.hpp"
 
 #include <map>

@@ -1,7 +1,7 @@
 #include "sim/metrics.hpp"
 
-#include "models/input_error.hpp"
-#include "traces/row_parsing.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/parse.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 #include "sim/simulator.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <fmt/format.h>
 

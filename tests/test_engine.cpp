@@ -1,6 +1,6 @@
 // The engine's contract with policies: one call per instant, timers, lazy cancellation, and
 // always-on checks of every decision and of the end state.
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "policies/consolidated_placer.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"

@@ -1,5 +1,5 @@
 // Heterogeneous speed and rejection (DESIGN.md "Rules of the model").
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

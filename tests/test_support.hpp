@@ -2,7 +2,7 @@
 // Helpers for tests: inputs built from text in memory, runs without files, and running the CLI.
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
-#include "sim/run.hpp"
+#include "sim/app/run.hpp"
 #include "traces/canonical_csv.hpp"
 #include "traces/trace_format.hpp"
 

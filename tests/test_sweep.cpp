@@ -1,9 +1,9 @@
 // Sweeps: expansion, resumability, parallel and sharded runs giving identical results, the index,
 // failures that do not stop the others, and steady-state measurement windows.
-#include "models/input_error.hpp"
-#include "models/json_fields.hpp"
-#include "sim/sweep.hpp"
-#include "sim/sweep_spec.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/json_fields.hpp"
+#include "sim/app/sweep.hpp"
+#include "sim/app/sweep_spec.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

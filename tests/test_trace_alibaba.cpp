@@ -13,9 +13,9 @@
 
 #include "models/cluster.hpp"
 #include "traces/cluster_import.hpp"
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "models/profile.hpp"
-#include "sim/run.hpp"
+#include "sim/app/run.hpp"
 #include "test_support.hpp"
 #include "traces/trace_format.hpp"
 

@@ -2,7 +2,7 @@
 // trace_seren.csv and trace_kalos.csv), malformed rows, header variants, detection and a replay.
 #include <catch2/catch.hpp>
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "test_support.hpp"
 #include "traces/trace_format.hpp"
 

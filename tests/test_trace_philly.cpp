@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "traces/cluster_import.hpp"
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "test_support.hpp"
 #include "traces/trace_format.hpp"
 

@@ -1,5 +1,5 @@
 // Trace framework: format registry and detection, date-times, transforms, stats, generator options.
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "test_support.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace_format.hpp"

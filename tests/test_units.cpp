@@ -1,7 +1,7 @@
 // Unit tests of the building blocks, each against numbers derived by hand (or, for the random
 // number generator, by an independent implementation of the published algorithm).
 #include "models/cluster.hpp"
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"
 #include "policies/cluster_view.hpp"

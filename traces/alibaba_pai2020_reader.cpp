@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "traces/csv_reader.hpp"
 #include "traces/trace_format.hpp"
 

@@ -1,6 +1,6 @@
 #include "traces/canonical_csv.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "traces/csv_reader.hpp"
 
 #include <fmt/format.h>

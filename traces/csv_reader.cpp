@@ -1,6 +1,6 @@
 #include "traces/csv_reader.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <fmt/format.h>
 
@@ -8,12 +8,6 @@
 #include <fstream>
 
 namespace dlsim {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
 
 std::string_view strip_bom(std::string_view s) {
     if (s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);

@@ -1,5 +1,7 @@
 #pragma once
 // Line-by-line CSV splitting shared by the CSV trace readers: RFC 4180 quoting, CRLF, blank lines.
+#include "models/base/parse.hpp"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -32,9 +34,6 @@ private:
 /// The whole file in one read into a string sized up front (traces can be hundreds of MB; a
 /// stringstream copy costs twice as much). A missing file is an InputError naming it.
 std::string read_whole_file(const std::string& path);
-
-/// Trims ASCII spaces and tabs.
-std::string_view trim(std::string_view s);
 
 /// Drops a leading UTF-8 byte-order mark (Excel writes one at the start of CSV files).
 std::string_view strip_bom(std::string_view s);

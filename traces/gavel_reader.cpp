@@ -11,7 +11,7 @@
 #include <array>
 #include <fstream>
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "traces/csv_reader.hpp"
 #include "traces/trace_format.hpp"
 

@@ -3,7 +3,7 @@
 //  - Acme (Shanghai AI Lab, NSDI'24) `trace_seren.csv` and `trace_kalos.csv`: ISO times with a zone offset,
 //    a workload `type` and `gpu_time` (Kalos adds memory, fail and stop columns in the middle).
 // Both are read by column name from the header, so reordered or extended variants work.
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "traces/csv_reader.hpp"
 #include "traces/trace_format.hpp"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "traces/cluster_import.hpp"
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "traces/csv_reader.hpp"
 #include "traces/row_parsing.hpp"
 

@@ -1,6 +1,7 @@
 #pragma once
 // What every trace reader shares: numbers and date-times parsed strictly, row errors that name
 // file:line, the column and what was expected, and the --on-bad-line policy applied in one place.
+#include "models/base/parse.hpp"
 #include "traces/job_record.hpp"
 
 #include <cstdint>
@@ -27,14 +28,6 @@ RowError field_count_error(std::string_view origin, std::uint32_t line, std::siz
 
 /// Rethrows as an InputError (policy Error) or counts the row as dropped in the report (policy Skip).
 void handle_row_error(const RowError& e, BadLinePolicy policy, ReadReport& report);
-
-/// Strict number parsing of a trimmed field: the whole field, finite.
-std::optional<double> parse_double(std::string_view s);
-std::optional<long long> parse_integer(std::string_view s);
-
-/// Seconds since the Unix epoch of "YYYY-MM-DD HH:MM:SS" (also with 'T', fractional seconds, and a
-/// zone offset "+08:00", "+0800" or "Z"). Zone-less times are read as UTC (DESIGN.md "Clarifications").
-std::optional<double> parse_datetime(std::string_view s);
 
 /// Common end of every reader: shifts submit times so the earliest job arrives at 0 (remembering the
 /// shift in `trace.time_origin`), and fails with a clear message when no job is left.

@@ -1,6 +1,6 @@
 #include "traces/synthetic.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "traces/random.hpp"
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 #include "traces/trace_format.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "traces/canonical_csv.hpp"
 #include "traces/csv_reader.hpp"
 

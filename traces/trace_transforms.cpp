@@ -1,6 +1,6 @@
 #include "traces/trace_transforms.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "traces/random.hpp"
 #include "traces/row_parsing.hpp"
 

@@ -3,7 +3,7 @@
 // >= 2 M events/s, under 15 s, under 1 GiB.
 //   usage: bench_fifo_million [jobs=1000000] [jobs_per_hour=22] [policy=fifo]
 #include "models/profile.hpp"
-#include "sim/run.hpp"
+#include "sim/app/run.hpp"
 #include "traces/synthetic.hpp"
 
 #include <fmt/format.h>

@@ -3,8 +3,8 @@
 // sum of the runs' own wall times (what 100 separate `dlsim run`s would take), the sweep's wall time
 // at --jobs 1 and --jobs <cores>, and the parallel efficiency against sum ÷ cores.
 //   usage: bench_sweep [results-folder]
-#include "models/json_fields.hpp"
-#include "sim/sweep.hpp"
+#include "models/base/json_fields.hpp"
+#include "sim/app/sweep.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-#include "sim/atomic_file.hpp"
+#include "sim/app/atomic_file.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <unistd.h>
 

@@ -1,10 +1,10 @@
-#include "sim/sweep.hpp"
+#include "sim/app/sweep.hpp"
 
-#include "models/input_error.hpp"
-#include "sim/progress.hpp"
-#include "sim/run.hpp"
-#include "sim/sweep_index.hpp"
-#include "traces/row_parsing.hpp"
+#include "models/base/input_error.hpp"
+#include "sim/app/progress.hpp"
+#include "sim/app/run.hpp"
+#include "sim/app/sweep_index.hpp"
+#include "models/base/parse.hpp"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
-#include "sim/run_config.hpp"
+#include "sim/app/run_config.hpp"
 
-#include "models/input_error.hpp"
-#include "models/json_fields.hpp"
-#include "traces/row_parsing.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/json_fields.hpp"
+#include "models/base/parse.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,3 +1,3 @@
-#include "sim/cli.hpp"
+#include "sim/app/cli.hpp"
 
 int main(int argc, char** argv) { return dlsim::cli_main(argc, argv); }

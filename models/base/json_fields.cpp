@@ -1,6 +1,6 @@
-#include "models/json_fields.hpp"
+#include "models/base/json_fields.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <fmt/format.h>
 

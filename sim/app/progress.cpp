@@ -1,4 +1,4 @@
-#include "sim/progress.hpp"
+#include "sim/app/progress.hpp"
 
 #include <fmt/format.h>
 

@@ -10,7 +10,7 @@
 // The grid is a cartesian product, its first key outermost; explicit runs follow it, each applied on
 // top of the base. "params.K" sets one policy parameter. Relative input paths are relative to the
 // spec's folder, so a spec and its trace can move together.
-#include "sim/run_config.hpp"
+#include "sim/app/run_config.hpp"
 
 #include <nlohmann/json.hpp>
 

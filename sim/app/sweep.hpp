@@ -1,7 +1,7 @@
 #pragma once
 // Running a sweep: the runs of a spec in parallel in this process (or one shard of them, for a
 // Slurm job array), each result written atomically as soon as it is done, then the index.
-#include "sim/sweep_spec.hpp"
+#include "sim/app/sweep_spec.hpp"
 
 #include <string>
 

@@ -1,9 +1,9 @@
-#include "sim/sweep_spec.hpp"
+#include "sim/app/sweep_spec.hpp"
 
-#include "models/input_error.hpp"
-#include "models/json_fields.hpp"
-#include "sim/file_hash.hpp"
-#include "sim/run.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/json_fields.hpp"
+#include "sim/app/file_hash.hpp"
+#include "sim/app/run.hpp"
 
 #include <fmt/format.h>
 

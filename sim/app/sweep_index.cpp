@@ -1,9 +1,9 @@
-#include "sim/sweep_index.hpp"
+#include "sim/app/sweep_index.hpp"
 
-#include "models/input_error.hpp"
-#include "models/json_fields.hpp"
-#include "sim/atomic_file.hpp"
-#include "sim/json_out.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/json_fields.hpp"
+#include "sim/app/atomic_file.hpp"
+#include "models/base/json_out.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
 #include "sim/metrics.hpp"
-#include "sim/run_config.hpp"
+#include "sim/app/run_config.hpp"
 #include "sim/simulator.hpp"
 #include "traces/job_record.hpp"
 

@@ -1,6 +1,6 @@
-#include "sim/file_hash.hpp"
+#include "sim/app/file_hash.hpp"
 
-#include "models/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <openssl/evp.h>
 

@@ -1,14 +1,14 @@
-#include "sim/run.hpp"
+#include "sim/app/run.hpp"
 
-#include "models/input_error.hpp"
-#include "models/json_fields.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/json_fields.hpp"
 #include "models/rate_model.hpp"
 #include "policies/registry.hpp"
-#include "sim/atomic_file.hpp"
+#include "sim/app/atomic_file.hpp"
 #include "sim/event_log.hpp"
-#include "sim/file_hash.hpp"
+#include "sim/app/file_hash.hpp"
 #include "sim/job_spec.hpp"
-#include "sim/json_out.hpp"
+#include "models/base/json_out.hpp"
 #include "traces/trace_format.hpp"
 
 #include <sys/resource.h>

@@ -2,7 +2,7 @@
 // A sweep's on-disk state and its index. Every run leaves `runs/<id>.json` (its result) or
 // `runs/<id>.error.json` (why it failed); the index (index.csv, index.json) is always built from
 // those files, so a local sweep and a merge of Slurm shards give the same bytes.
-#include "sim/sweep_spec.hpp"
+#include "sim/app/sweep_spec.hpp"
 
 #include <nlohmann/json.hpp>
 
