@@ -33,6 +33,7 @@ struct JobInfo {
     int alloc_gpus = 0;          ///< GPUs held now
     GpuTypeIdx gpu_type = 0;     ///< type of the current allocation
     std::uint32_t preemptions = 0;
+    std::uint32_t migrations = 0;
     JobState state = JobState::Pending;
 
     /// Iterations left at `now` (progress is fluid).

@@ -23,6 +23,7 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
         JobSpec s;
         s.submit = to_time(r.submit_time);
         s.num_gpus = r.num_gpus;
+        s.min_gpus = s.max_gpus = r.num_gpus;
 
         if (r.model != 0) {
             auto it = model_of.find(r.model);

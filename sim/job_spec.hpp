@@ -18,6 +18,8 @@ struct JobSpec {
     double work = 0;            ///< iterations
     ModelIdx model = kNoModel;
     int num_gpus = 1;
+    int min_gpus = 1, max_gpus = 1;  ///< elastic range (trace columns min_num_gpus/max_num_gpus); both
+                                     ///< equal num_gpus for a rigid job, which cannot be resized
     GpuTypeMask runnable = 0;   ///< allowed, rate > 0, and enough GPUs of that type in the cluster
 };
 

@@ -156,6 +156,7 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const JobInfo& j = jobs[i];
         s.preemptions += j.preemptions;
+        s.migrations += j.migrations;
         s.measured_jobs += measured[i];
         if (j.state == JobState::Rejected) ++s.rejected;
         if (j.state != JobState::Finished) continue;

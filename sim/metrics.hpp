@@ -34,7 +34,10 @@ struct Summary {
     double makespan = 0;                                                             ///< s
     double gpu_utilization = 0;
     std::vector<std::pair<std::string, double>> gpu_utilization_by_type;  ///< in cluster order
-    std::uint64_t preemptions = 0, events = 0;
+    std::uint64_t preemptions = 0;  ///< times a running job lost its GPUs before finishing (moves included)
+    std::uint64_t migrations = 0;   ///< of those, moves: the job ran again elsewhere at the same instant
+    std::uint64_t agnostic_jobs = 0;  ///< jobs whose model the profile lacks, run model-agnostic (--unknown-models)
+    std::uint64_t events = 0;
 };
 
 struct Timeseries {
