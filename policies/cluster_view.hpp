@@ -1,46 +1,57 @@
 #pragma once
 // What a policy sees: a read-only view of the cluster and the jobs (DESIGN.md "Data flow" step 3).
 // Policies never reach into the engine; the engine implements this interface.
-#include "models/cluster.hpp"
-#include "models/rate_model.hpp"
-#include "models/base/sim_time.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <span>
 
+#include "models/allocation.hpp"
+#include "models/base/sim_time.hpp"
+#include "models/cluster.hpp"
+#include "models/rate_model.hpp"
+
 namespace dlsim {
 
-using JobIdx = std::uint32_t;
 inline constexpr NodeIdx kNoNode = UINT32_MAX;
 
 enum class JobState : std::uint8_t { Pending, Queued, Running, Finished, Rejected };
 
-/// A job as the engine keeps it. Policies read it; only the engine writes it.
+/// A job as the engine keeps it. Policies read it; only the engine writes it. Every field is part of
+/// the policy contract, with the meaning documented here.
 struct JobInfo {
+    // What the trace asked for (fixed).
     Time submit = 0;
-    Time first_start = kNever;
-    Time finish = kNever;        ///< actual finish once Finished; expected completion while Running
-    Time progress_from = 0;      ///< while Running: `remaining` falls at `rate` from this instant (after a restart)
-    Time stint_start = 0;        ///< while Running: when the current allocation began
-    Time attained = 0;           ///< wall-clock service of completed stints (µs)
-    double work = 0;             ///< total iterations
-    double remaining = 0;        ///< iterations left as of progress_from
-    double rate = 0;             ///< aggregate iterations/s while Running, else 0
-    GpuTypeMask runnable = 0;    ///< types it may use, can run on (rate > 0), and that have enough GPUs
+    double work = 0;  ///< total iterations
     ModelIdx model = kNoModel;
-    int num_gpus = 1;            ///< requested gang size
-    int alloc_gpus = 0;          ///< GPUs held now
-    GpuTypeIdx gpu_type = 0;     ///< type of the current allocation
-    std::uint32_t preemptions = 0;
-    std::uint32_t migrations = 0;
+    int num_gpus = 1;                ///< requested gang size (a rigid job always runs on exactly this many)
+    int min_gpus = 1, max_gpus = 1;  ///< an elastic job may run on any count in [min_gpus, max_gpus]
+    GpuTypeMask runnable = 0;        ///< types it may use, can run on (rate > 0), and that have enough GPUs
+
+    // Its history.
     JobState state = JobState::Pending;
+    Time first_start = kNever;
+    Time finish = kNever;           ///< actual finish once Finished; expected completion while Running (kNever
+                                    ///< while its rate is 0); kNever otherwise
+    Time attained = 0;              ///< wall-clock time it held GPUs in allocations that ended (µs)
+    std::uint32_t preemptions = 0;  ///< times it lost its GPUs before finishing (moves included)
+    std::uint32_t migrations = 0;   ///< of those, moves: it held GPUs again at the same instant
+
+    // While Running (mirrors of its allocation and progress; see ClusterView::allocation).
+    GpuTypeIdx gpu_type = 0;  ///< type of the current allocation (of the last one once stopped)
+    int alloc_gpus = 0;       ///< GPUs held now (0 unless Running)
+    double rate = 0;          ///< aggregate iterations/s now, from the performance model; 0 unless Running
+    Time stint_start = 0;     ///< when the current allocation began (of the last one once stopped)
+    Time progress_from = 0;   ///< `remaining` falls at `rate` from this instant (later than the
+                              ///< allocation's start while a restart is charged)
+    double remaining = 0;     ///< iterations left as of progress_from (use remaining_at)
 
     /// Iterations left at `now` (progress is fluid).
     double remaining_at(Time now) const {
         if (state != JobState::Running || now <= progress_from) return remaining;
         return std::max(0.0, remaining - rate * to_seconds(now - progress_from));
     }
+    /// Wall-clock service at `now`, the current allocation included.
+    Time attained_at(Time now) const { return attained + (state == JobState::Running ? now - stint_start : 0); }
 };
 
 class ClusterView {
@@ -48,8 +59,11 @@ public:
     virtual ~ClusterView() = default;
     virtual Time now() const = 0;
     virtual const Cluster& cluster() const = 0;
+    /// Single-job rates from the profile (what a job gets alone; the performance model may give less).
     virtual const RateModel& rates() const = 0;
     virtual const JobInfo& job(JobIdx j) const = 0;
+    /// Where a job runs now: its GPU type and node shares; empty unless it is Running.
+    virtual const Allocation& allocation(JobIdx j) const = 0;
     /// Free GPUs of one type, in the whole cluster.
     virtual int free_gpus(GpuTypeIdx t) const = 0;
     virtual int free_gpus_on(NodeIdx n) const = 0;

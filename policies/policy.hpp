@@ -1,9 +1,9 @@
 #pragma once
 // The policy interface: what changed since the last call plus a read-only view in, decisions out.
-#include "policies/cluster_view.hpp"
-
 #include <span>
 #include <vector>
+
+#include "policies/cluster_view.hpp"
 
 namespace dlsim {
 
@@ -12,37 +12,70 @@ struct Changes {
     std::span<const JobIdx> arrived;   ///< newly queued jobs, by (submit time, trace order)
     std::span<const JobIdx> finished;  ///< jobs that completed
     bool timer = false;                ///< the policy's own timer fired
+    /// Jobs the engine itself put back in the queue (a move whose new place could not be found; later,
+    /// failures): a policy that keeps its own waiting set must take them back.
+    std::span<const JobIdx> requeued;
+    /// Starts and resizes of the last call that the placer could not fit (fragmentation): the jobs are
+    /// as they were (a declined start stays queued). The engine calls the policy once more at the same
+    /// instant with them; what is declined again in that call is reported at the next call.
+    std::span<const JobIdx> declined;
 };
 
 struct Action {
-    enum class Kind : std::uint8_t { Start, Preempt };
+    enum class Kind : std::uint8_t { Start, Preempt, Resize, Migrate };
     Kind kind;
     JobIdx job;
     GpuTypeIdx gpu_type = 0;
     int num_gpus = 0;
+    /// An explicit placement: Decisions::placements[placement_begin, +placement_size); none = the placer's.
+    std::uint32_t placement_begin = 0, placement_size = 0;
 };
 
-/// A policy's answer. The engine applies the actions in order and checks each one.
+/// A policy's answer. The engine applies the actions in order and checks each one: an action that breaks
+/// the rules (a start of a job that is not queued, more GPUs than are free, GPUs of another type, an
+/// explicit placement on busy GPUs, a resize of a rigid job) is an invalid decision.
 struct Decisions {
     std::vector<Action> actions;
-    Time next_call = kNever;  ///< call me again at this time (a policy timer), or kNever
+    std::vector<NodeShare> placements;  ///< storage for the actions' explicit placements
+    Time next_call = kNever;            ///< call me again at this time (a policy timer), or kNever
 
-    void start(JobIdx j, GpuTypeIdx t, int n) { actions.push_back({Action::Kind::Start, j, t, n}); }
-    void preempt(JobIdx j) { actions.push_back({Action::Kind::Preempt, j, 0, 0}); }
-    void clear() { actions.clear(); next_call = kNever; }
+    /// Start queued job j on n GPUs of type t; `nodes` (optional) says exactly where, else the placer does.
+    void start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> nodes = {}) {
+        actions.push_back({Action::Kind::Start, j, t, n, 0, 0});
+        store(nodes);
+    }
+    /// Stop running job j; it goes back to the queue with its progress kept.
+    void preempt(JobIdx j) { actions.push_back({Action::Kind::Preempt, j, 0, 0, 0, 0}); }
+    /// Run elastic job j on n GPUs of its current type from now on (the placer re-places it).
+    void resize(JobIdx j, int n) { actions.push_back({Action::Kind::Resize, j, 0, n, 0, 0}); }
+    /// Move running job j to type t, to `nodes` if given (else the placer decides), keeping its GPU count.
+    void migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> nodes = {}) {
+        actions.push_back({Action::Kind::Migrate, j, t, 0, 0, 0});
+        store(nodes);
+    }
+    std::span<const NodeShare> placement(const Action& a) const {
+        return std::span<const NodeShare>(placements).subspan(a.placement_begin, a.placement_size);
+    }
+    void clear() {
+        actions.clear();
+        placements.clear();
+        next_call = kNever;
+    }
+
+private:
+    void store(std::span<const NodeShare> nodes) {
+        actions.back().placement_begin = static_cast<std::uint32_t>(placements.size());
+        actions.back().placement_size = static_cast<std::uint32_t>(nodes.size());
+        placements.insert(placements.end(), nodes.begin(), nodes.end());
+    }
 };
 
 class Policy {
 public:
     virtual ~Policy() = default;
-    /// Called once per instant at which something changed, after all of that instant's events.
+    /// Called once per instant at which something changed, after all of that instant's events (and once
+    /// more at the same instant when starts were declined).
     virtual void decide(const ClusterView& view, const Changes& changes, Decisions& out) = 0;
-};
-
-/// One node's part of a placement.
-struct NodeShare {
-    NodeIdx node;
-    int gpus;
 };
 
 /// Maps "n GPUs of type t" onto nodes. The engine then takes the lowest free GPUs on each node.

@@ -17,12 +17,16 @@ void EventLog::line(Time t, const char* what, JobIdx j, const std::string& extra
                json_out::quote(trace_.jobs[j].id), extra);
 }
 
-void EventLog::on_start(Time t, JobIdx j, const JobInfo& job, std::span<const NodeShare> shares) {
+std::string EventLog::where(const Allocation& a) const {
     std::string extra = fmt::format(",\"gpu_type\":{},\"gpus\":{},\"nodes\":[",
-                                    json_out::quote(cluster_.gpu_types[job.gpu_type].name), job.alloc_gpus);
-    for (std::size_t i = 0; i < shares.size(); ++i)
-        extra += fmt::format("{}[{},{}]", i ? "," : "", shares[i].node, shares[i].gpus);
-    line(t, "start", j, extra + "]");
+                                    json_out::quote(cluster_.gpu_types[a.gpu_type].name), a.num_gpus());
+    for (std::size_t i = 0; i < a.shares.size(); ++i)
+        extra += fmt::format("{}[{},{}]", i ? "," : "", a.shares[i].node, a.shares[i].gpus);
+    return extra + "]";
+}
+
+void EventLog::on_rate_change(Time t, JobIdx j, const JobInfo& job) {
+    line(t, "rate", j, fmt::format(",\"rate\":{}", json_out::number(job.rate)));
 }
 
 }  // namespace dlsim

@@ -1,12 +1,13 @@
 #pragma once
-// `--event-log F`: every start (with its nodes), preemption, finish and rejection as JSON lines,
+// `--event-log F`: every start, resize and migration (with its nodes), preemption, finish, rejection and
+// rate change as JSON lines,
 // for debugging a schedule.
+#include <cstdio>
+#include <string>
+
 #include "models/cluster.hpp"
 #include "sim/observer.hpp"
 #include "traces/job_record.hpp"
-
-#include <cstdio>
-#include <string>
 
 namespace dlsim {
 
@@ -18,12 +19,19 @@ public:
     EventLog& operator=(const EventLog&) = delete;
 
     void on_reject(Time t, JobIdx j, const JobInfo&) override { line(t, "reject", j, ""); }
-    void on_start(Time t, JobIdx j, const JobInfo& job, std::span<const NodeShare> shares) override;
-    void on_preempt(Time t, JobIdx j, const JobInfo&) override { line(t, "preempt", j, ""); }
-    void on_finish(Time t, JobIdx j, const JobInfo&) override { line(t, "finish", j, ""); }
+    void on_start(Time t, JobIdx j, const JobInfo&, const Allocation& a) override { line(t, "start", j, where(a)); }
+    void on_preempt(Time t, JobIdx j, const JobInfo&, const Allocation&) override { line(t, "preempt", j, ""); }
+    void on_finish(Time t, JobIdx j, const JobInfo&, const Allocation&) override { line(t, "finish", j, ""); }
+    void on_resize(Time t, JobIdx j, const JobInfo&, const Allocation&, Time, const Allocation& to,
+                   Transition why) override {
+        line(t, why == Transition::Migrate ? "migrate" : "resize", j, where(to));
+    }
+    void on_rate_change(Time t, JobIdx j, const JobInfo& job) override;
 
 private:
     void line(Time t, const char* what, JobIdx j, const std::string& extra);
+    /// ,"gpu_type":..,"gpus":n,"nodes":[[node,gpus],...]
+    std::string where(const Allocation& a) const;
     std::FILE* file_;
     const Trace& trace_;
     const Cluster& cluster_;

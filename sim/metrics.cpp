@@ -1,13 +1,13 @@
 #include "sim/metrics.hpp"
 
-#include "models/base/input_error.hpp"
-#include "models/base/parse.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+
+#include "models/base/input_error.hpp"
+#include "models/base/parse.hpp"
 
 namespace dlsim {
 
@@ -24,8 +24,7 @@ namespace {
 /// Splits "A:B" at the colon; a missing colon is an InputError naming the flag.
 std::pair<std::string, std::string> split_range(const std::string& text, const char* flag, const char* what) {
     const auto colon = text.find(':');
-    if (colon == std::string::npos)
-        throw InputError(fmt::format("{}: expected {}, got '{}'", flag, what, text));
+    if (colon == std::string::npos) throw InputError(fmt::format("{}: expected {}, got '{}'", flag, what, text));
     return {text.substr(0, colon), text.substr(colon + 1)};
 }
 
@@ -60,9 +59,17 @@ MeasureWindow parse_measure_time(const std::string& text) {
 }
 
 Metrics::Metrics(const Cluster& cluster, std::size_t num_jobs, Time origin, std::size_t points)
-    : cluster_(cluster), types_(cluster.gpu_types.size()), width_(types_ + 2), origin_(origin), last_change_(origin),
-      busy_(types_, 0), busy_us_(types_, 0), points_(points), buckets_(points * width_, 0.0),
-      longest_type_(num_jobs, 0), longest_stint_(num_jobs, -1) {}
+    : cluster_(cluster),
+      types_(cluster.gpu_types.size()),
+      width_(types_ + 2),
+      origin_(origin),
+      last_change_(origin),
+      busy_(types_, 0),
+      busy_us_(types_, 0),
+      points_(points),
+      buckets_(points * width_, 0.0),
+      longest_type_(num_jobs, 0),
+      longest_stint_(num_jobs, -1) {}
 
 void Metrics::advance(Time t) {
     if (t <= last_change_) return;
@@ -102,29 +109,40 @@ void Metrics::on_arrival(Time t, JobIdx, const JobInfo&) {
     ++queued_;
 }
 
-void Metrics::on_start(Time t, JobIdx, const JobInfo& job, std::span<const NodeShare>) {
+void Metrics::on_start(Time t, JobIdx, const JobInfo&, const Allocation& a) {
     advance(t);
     --queued_;
     ++running_;
-    busy_[job.gpu_type] += job.alloc_gpus;
+    busy_[a.gpu_type] += a.num_gpus();
 }
 
-void Metrics::end_stint(Time t, JobIdx j, const JobInfo& job) {
-    advance(t);
-    --running_;
-    busy_[job.gpu_type] -= job.alloc_gpus;
-    if (t - job.stint_start > longest_stint_[j]) {
-        longest_stint_[j] = t - job.stint_start;
-        longest_type_[j] = job.gpu_type;
+void Metrics::end_allocation(Time t, JobIdx j, const Allocation& a, Time since) {
+    busy_[a.gpu_type] -= a.num_gpus();
+    if (t - since > longest_stint_[j]) {
+        longest_stint_[j] = t - since;
+        longest_type_[j] = a.gpu_type;
     }
 }
 
-void Metrics::on_preempt(Time t, JobIdx j, const JobInfo& job) {
-    end_stint(t, j, job);
+void Metrics::on_preempt(Time t, JobIdx j, const JobInfo& job, const Allocation& released) {
+    advance(t);
+    end_allocation(t, j, released, job.stint_start);
+    --running_;
     ++queued_;
 }
 
-void Metrics::on_finish(Time t, JobIdx j, const JobInfo& job) { end_stint(t, j, job); }
+void Metrics::on_finish(Time t, JobIdx j, const JobInfo& job, const Allocation& released) {
+    advance(t);
+    end_allocation(t, j, released, job.stint_start);
+    --running_;
+}
+
+void Metrics::on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from, Time from_since, const Allocation& to,
+                        Transition) {
+    advance(t);
+    end_allocation(t, j, from, from_since);
+    busy_[to.gpu_type] += to.num_gpus();
+}
 
 Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window) const {
     Summary s;

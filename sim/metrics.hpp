@@ -1,6 +1,6 @@
 #pragma once
-// Run metrics as an observer of engine signals: piecewise-constant counts (busy GPUs by type,
-// queued and running jobs) integrated as they change, the per-job type of the longest allocation,
+// Run metrics as an observer of engine signals: piecewise-constant counts (busy GPUs by type, from
+// allocations; queued and running jobs) integrated as they change, the per-job type of the longest allocation,
 // and, at the end, the summary and the time-weighted time series (DESIGN.md "Outputs").
 #include "models/cluster.hpp"
 #include "sim/observer.hpp"
@@ -55,9 +55,11 @@ public:
     Metrics(const Cluster& cluster, std::size_t num_jobs, Time origin, std::size_t points);
 
     void on_arrival(Time t, JobIdx, const JobInfo&) override;
-    void on_start(Time t, JobIdx j, const JobInfo& job, std::span<const NodeShare>) override;
-    void on_preempt(Time t, JobIdx j, const JobInfo& job) override;
-    void on_finish(Time t, JobIdx j, const JobInfo& job) override;
+    void on_start(Time t, JobIdx j, const JobInfo& job, const Allocation& a) override;
+    void on_preempt(Time t, JobIdx j, const JobInfo& job, const Allocation& released) override;
+    void on_finish(Time t, JobIdx j, const JobInfo& job, const Allocation& released) override;
+    void on_resize(Time t, JobIdx j, const JobInfo& job, const Allocation& from, Time from_since, const Allocation& to,
+                   Transition why) override;
 
     /// The GPU type of a job's longest allocation (meaningful once it ran).
     GpuTypeIdx longest_type(JobIdx j) const { return longest_type_[j]; }
@@ -71,7 +73,8 @@ public:
 private:
     /// Integrates the current values over [last change, t) before they change at t.
     void advance(Time t);
-    void end_stint(Time t, JobIdx j, const JobInfo& job);
+    /// Busy GPUs follow allocations: `a` stops counting at t; its stint began at `since`.
+    void end_allocation(Time t, JobIdx j, const Allocation& a, Time since);
 
     const Cluster& cluster_;
     std::size_t types_;

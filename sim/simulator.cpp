@@ -1,7 +1,5 @@
 #include "sim/simulator.hpp"
 
-#include "models/base/input_error.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,15 +7,26 @@
 #include <cmath>
 #include <numeric>
 
+#include "models/base/input_error.hpp"
+
 namespace dlsim {
 
 namespace {
 constexpr std::uint32_t kNotRunning = UINT32_MAX;
-}
+const Allocation kNoAllocation{};
+}  // namespace
 
 Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const ResolvedJobs& resolved, Policy& policy,
                      Placer& placer, SimOptions options)
-    : cluster_(cluster), rates_(rates), policy_(policy), placer_(placer), options_(options), state_(cluster) {
+    : cluster_(cluster),
+      rates_(rates),
+      policy_(policy),
+      placer_(placer),
+      own_performance_(options.performance ? nullptr : std::make_unique<IsolatedPerformance>(rates)),
+      own_restart_(options.restart ? nullptr : std::make_unique<FixedRestart>(options.restart_cost)),
+      performance_(options.performance ? *options.performance : *own_performance_),
+      restart_(options.restart ? *options.restart : *own_restart_),
+      state_(cluster) {
     const std::size_t n = resolved.jobs.size();
     jobs_.resize(n);
     for (std::size_t j = 0; j < n; ++j) {
@@ -27,11 +36,15 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
         job.work = job.remaining = s.work;
         job.model = s.model;
         job.num_gpus = s.num_gpus;
+        job.min_gpus = s.min_gpus;
+        job.max_gpus = s.max_gpus;
         job.runnable = s.runnable;
     }
     generation_.assign(n, 0);
     gpus_of_.assign(n, ClusterState::kNoGpu);
     running_pos_.assign(n, kNotRunning);
+    slot_of_.assign(n, kNotRunning);
+    stopped_at_.assign(n, 0);
     arrival_order_.resize(n);
     std::iota(arrival_order_.begin(), arrival_order_.end(), JobIdx{0});
     auto by_submit = [&](JobIdx a, JobIdx b) { return jobs_[a].submit < jobs_[b].submit; };
@@ -39,6 +52,10 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
         std::stable_sort(arrival_order_.begin(), arrival_order_.end(), by_submit);
     running_.reserve(cluster.num_gpus());
     queue_.reserve(cluster.num_gpus() + 16);
+}
+
+const Allocation& Simulator::allocation(JobIdx j) const {
+    return slot_of_[j] == kNotRunning ? kNoAllocation : slots_[slot_of_[j]];
 }
 
 void Simulator::push_next_arrival() {
@@ -55,15 +72,13 @@ SimStats Simulator::run() {
     push_next_arrival();
     while (!queue_.empty()) {
         const Time t = queue_.top().time;
-        if (t < now_)
-            throw InternalError(fmt::format("time went back from {} us to {} us", now_, t));
+        if (t < now_) throw InternalError(fmt::format("time went back from {} us to {} us", now_, t));
         now_ = t;
+        ++instant_;
         if (progress_ && stats_.events >= next_progress_) {
             progress_(now_, finished_count_);
             next_progress_ = stats_.events + 4096;
         }
-        arrived_.clear();
-        finished_.clear();
         bool timer = false;
         while (!queue_.empty() && queue_.top().time == t) {
             const Event e = queue_.pop();
@@ -85,25 +100,36 @@ SimStats Simulator::run() {
             }
             ++stats_.events;
         }
-        if (!arrived_.empty() || !finished_.empty() || timer) {
-            decisions_.clear();
-            const auto t0 = std::chrono::steady_clock::now();
-            policy_.decide(*this, Changes{arrived_, finished_, timer}, decisions_);
-            stats_.policy_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            ++stats_.policy_calls;
-            for (const Action& a : decisions_.actions) apply(a);
-            ++timer_generation_;  // any earlier timer request is superseded by this call's answer
-            if (decisions_.next_call != kNever) {
-                if (decisions_.next_call <= now_)
-                    throw InternalError(fmt::format("policy asked to be called at {} us, not after now ({} us)",
-                                                    decisions_.next_call, now_));
-                queue_.push(decisions_.next_call, Phase::Timer, 0, timer_generation_);
-            }
+        if (!arrived_.empty() || !finished_.empty() || timer || !requeued_.empty() || !declined_.empty()) {
+            // At most one more call at the same instant, for what it asked that was declined or requeued;
+            // what is declined again then waits for the next call.
+            if (call_policy(timer)) call_policy(false);
         }
     }
     audit();
     stats_.engine_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return stats_;
+}
+
+bool Simulator::call_policy(bool timer) {
+    decisions_.clear();
+    const auto t0 = std::chrono::steady_clock::now();
+    policy_.decide(*this, Changes{arrived_, finished_, timer, requeued_, declined_}, decisions_);
+    stats_.policy_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++stats_.policy_calls;
+    arrived_.clear();
+    finished_.clear();
+    requeued_.clear();
+    declined_.clear();
+    for (const Action& a : decisions_.actions) apply(a, decisions_.placement(a));
+    ++timer_generation_;  // any earlier timer request is superseded by this call's answer
+    if (decisions_.next_call != kNever) {
+        if (decisions_.next_call <= now_)
+            throw InternalError(
+                fmt::format("policy asked to be called at {} us, not after now ({} us)", decisions_.next_call, now_));
+        queue_.push(decisions_.next_call, Phase::Timer, 0, timer_generation_);
+    }
+    return !requeued_.empty() || !declined_.empty();
 }
 
 void Simulator::arrive(JobIdx j) {
@@ -122,95 +148,254 @@ void Simulator::complete(JobIdx j) {
     JobInfo& job = jobs_[j];
     if (job.state != JobState::Running)
         throw InternalError(fmt::format("completion of job {} which is not running at {} us", j, now_));
-    for (Observer* o : observers_) o->on_finish(now_, j, job);
     ++finished_count_;
-    release(j);
-    job.remaining = 0;
-    job.finish = now_;
-    job.state = JobState::Finished;
-    ++generation_[j];
+    reallocate(j, nullptr, Transition::Finish);
     finished_.push_back(j);
 }
 
-void Simulator::apply(const Action& a) {
-    if (a.job >= jobs_.size()) throw InternalError(fmt::format("policy named job {} which does not exist", a.job));
-    if (a.kind == Action::Kind::Preempt) preempt(a.job);
-    else start(a.job, a.gpu_type, a.num_gpus);
+void Simulator::invalid(const std::string& what) const {
+    throw InternalError(fmt::format("invalid decision: policy {} at {} us", what, now_));
 }
 
-void Simulator::start(JobIdx j, GpuTypeIdx t, int n) {
-    JobInfo& job = jobs_[j];
-    if (job.state != JobState::Queued)
-        throw InternalError(fmt::format("policy started job {} which is not queued at {} us", j, now_));
+void Simulator::apply(const Action& a, std::span<const NodeShare> placement) {
+    if (a.job >= jobs_.size()) throw InternalError(fmt::format("policy named job {} which does not exist", a.job));
+    switch (a.kind) {
+        case Action::Kind::Start:
+            start(a.job, a.gpu_type, a.num_gpus, placement);
+            break;
+        case Action::Kind::Preempt:
+            if (jobs_[a.job].state != JobState::Running)
+                invalid(fmt::format("preempted job {} which is not running", a.job));
+            reallocate(a.job, nullptr, Transition::Preempt);
+            break;
+        case Action::Kind::Resize:
+            resize(a.job, a.num_gpus);
+            break;
+        case Action::Kind::Migrate:
+            migrate(a.job, a.gpu_type, placement);
+            break;
+    }
+}
+
+bool Simulator::place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement, const char* action) {
+    const JobInfo& job = jobs_[j];
     if (t >= cluster_.gpu_types.size() || !((job.runnable >> t) & 1))
-        throw InternalError(fmt::format("policy started job {} on GPU type {} where it cannot run", j, t));
-    if (n != job.num_gpus)
-        throw InternalError(fmt::format("policy started job {} on {} GPUs; its gang is {}", j, n, job.num_gpus));
+        invalid(fmt::format("{} job {} on GPU type {} where it cannot run", action, j, t));
     if (state_.free_gpus(t) < n)
-        throw InternalError(fmt::format("policy started job {} on {} {} GPUs but only {} are free at {} us", j, n,
-                                        cluster_.gpu_types[t].name, state_.free_gpus(t), now_));
-    if (!placer_.place(*this, t, n, shares_))
-        throw InternalError(fmt::format("placer could not place job {} ({} x {}) with {} free", j, n,
-                                        cluster_.gpu_types[t].name, state_.free_gpus(t)));
+        invalid(fmt::format("{} job {} on {} {} GPUs but only {} are free", action, j, n, cluster_.gpu_types[t].name,
+                            state_.free_gpus(t)));
+    scratch_.gpu_type = t;
+    scratch_.shares.clear();
+    if (placement.empty()) {
+        if (!placer_.place(*this, t, n, scratch_.shares)) return false;
+    } else {
+        scratch_.shares.assign(placement.begin(), placement.end());
+    }
+    // The placer's answer is checked as strictly as a policy's explicit placement.
     int placed = 0;
-    GpuIdx head = ClusterState::kNoGpu;
-    for (const NodeShare& s : shares_) {
+    for (std::size_t i = 0; i < scratch_.shares.size(); ++i) {
+        const NodeShare& s = scratch_.shares[i];
         if (s.node >= cluster_.nodes.size() || cluster_.nodes[s.node].gpu_type != t)
-            throw InternalError(fmt::format("placer put job {} on node {} of the wrong type", j, s.node));
-        state_.allocate(s.node, s.gpus, j, head);
+            invalid(fmt::format("{} job {} on node {}, which has no {} GPUs", action, j, s.node,
+                                cluster_.gpu_types[t].name));
+        if (s.milli != kWholeGpu)
+            invalid(
+                fmt::format("{} job {} on a {}/1000 share of GPUs: only whole GPUs are supported", action, j, s.milli));
+        if (s.gpus < 1 || s.gpus > state_.free_on(s.node))
+            invalid(fmt::format("{} job {} on {} GPUs of node {}, which has {} free", action, j, s.gpus, s.node,
+                                state_.free_on(s.node)));
+        for (std::size_t k = 0; k < i; ++k)
+            if (scratch_.shares[k].node == s.node)
+                invalid(fmt::format("{} job {} on node {} twice", action, j, s.node));
         placed += s.gpus;
     }
-    if (placed != n) throw InternalError(fmt::format("placer gave job {} {} GPUs instead of {}", j, placed, n));
-    gpus_of_[j] = head;
+    if (placed != n) invalid(fmt::format("{} job {} on a placement of {} GPUs instead of {}", action, j, placed, n));
+    return true;
+}
 
-    const Time delay = job.preemptions > 0 ? options_.restart_cost : 0;
-    job.state = JobState::Running;
-    job.gpu_type = t;
-    job.alloc_gpus = n;
-    job.rate = rates_.rate(job.model, t, n);
-    job.stint_start = now_;
-    job.progress_from = now_ + delay;
-    if (job.first_start == kNever) job.first_start = now_;
+void Simulator::start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement) {
+    const JobInfo& job = jobs_[j];
+    if (job.state != JobState::Queued) invalid(fmt::format("started job {} which is not queued", j));
+    if (n < job.min_gpus || n > job.max_gpus)
+        invalid(job.min_gpus == job.max_gpus
+                    ? fmt::format("started job {} on {} GPUs; its gang is {}", j, n, job.num_gpus)
+                    : fmt::format("started job {} on {} GPUs; it runs on {} to {}", j, n, job.min_gpus, job.max_gpus));
+    if (!place(j, t, n, placement, "started")) {
+        declined_.push_back(j);  // fragmentation: the job stays queued, the policy hears of it
+        return;
+    }
+    reallocate(j, &scratch_, Transition::Start);
+}
+
+void Simulator::lend_gpus(JobIdx j) {
+    state_.release(gpus_of_[j], j);
+    gpus_of_[j] = ClusterState::kNoGpu;
+}
+
+void Simulator::reclaim_gpus(JobIdx j) {
+    GpuIdx head = ClusterState::kNoGpu;
+    for (const NodeShare& s : slots_[slot_of_[j]].shares) state_.allocate(s.node, s.gpus, j, head);
+    gpus_of_[j] = head;
+}
+
+void Simulator::resize(JobIdx j, int n) {
+    const JobInfo& job = jobs_[j];
+    if (job.state != JobState::Running) invalid(fmt::format("resized job {} which is not running", j));
+    if (job.min_gpus == job.max_gpus)
+        invalid(fmt::format("resized job {}, which is rigid (no min_num_gpus/max_num_gpus)", j));
+    if (n < job.min_gpus || n > job.max_gpus)
+        invalid(fmt::format("resized job {} to {} GPUs; it runs on {} to {}", j, n, job.min_gpus, job.max_gpus));
+    // Its own GPUs count as free while the new place is found; they are taken back before the transition.
+    lend_gpus(j);
+    const bool fits = place(j, job.gpu_type, n, {}, "resized");
+    reclaim_gpus(j);
+    if (!fits) {
+        declined_.push_back(j);  // it keeps running as it was
+        return;
+    }
+    reallocate(j, &scratch_, Transition::Resize);
+}
+
+void Simulator::migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> placement) {
+    const JobInfo& job = jobs_[j];
+    if (job.state != JobState::Running) invalid(fmt::format("migrated job {} which is not running", j));
+    lend_gpus(j);
+    const bool fits = place(j, t, job.alloc_gpus, placement, "migrated");
+    reclaim_gpus(j);
+    if (!fits) {  // nowhere to go: it goes back to the queue
+        reallocate(j, nullptr, Transition::Preempt);
+        requeued_.push_back(j);
+        return;
+    }
+    reallocate(j, &scratch_, Transition::Migrate);
+}
+
+void Simulator::reallocate(JobIdx j, const Allocation* to, Transition why) {
+    JobInfo& job = jobs_[j];
+    const bool was_running = job.state == JobState::Running;
+    const std::uint32_t old_slot = slot_of_[j];
+    const Time from_since = job.stint_start;
+
+    // Progress up to date, then the old GPUs back to the pool.
+    if (was_running) {
+        job.remaining = job.remaining_at(now_);
+        const Allocation& from = slots_[old_slot];
+        const int freed = state_.release(gpus_of_[j], j);
+        if (freed != from.num_gpus())
+            throw InternalError(fmt::format("job {} held {} GPUs, expected {}", j, freed, from.num_gpus()));
+        gpus_of_[j] = ClusterState::kNoGpu;
+        job.attained += now_ - job.stint_start;
+        performance_.released(j, from, rate_changes_);
+    }
+    ++generation_[j];  // its pending completion, if any, is stale from here on
+
+    if (to != nullptr) {
+        std::uint32_t slot;
+        if (free_slots_.empty()) {
+            slot = static_cast<std::uint32_t>(slots_.size());
+            slots_.emplace_back();
+        } else {
+            slot = free_slots_.back();
+            free_slots_.pop_back();
+        }
+        Allocation& a = slots_[slot];  // (slots_ does not grow again before the end of this call)
+        a.gpu_type = to->gpu_type;
+        a.shares.assign(to->shares.begin(), to->shares.end());
+        GpuIdx head = ClusterState::kNoGpu;
+        for (const NodeShare& s : a.shares) state_.allocate(s.node, s.gpus, j, head);
+        gpus_of_[j] = head;
+        slot_of_[j] = slot;
+        const Allocation* from = was_running ? &slots_[old_slot] : nullptr;
+        const Time delay = restart_.cost({j, job.model, from, a, job.first_start != kNever});
+        if (!was_running && stopped_at_[j] == instant_) ++job.migrations;  // stopped and restarted at once
+        if (why == Transition::Migrate) {
+            ++job.preemptions;
+            ++job.migrations;
+        }
+        job.state = JobState::Running;
+        job.gpu_type = a.gpu_type;
+        job.alloc_gpus = a.num_gpus();
+        job.stint_start = now_;
+        job.progress_from = now_ + delay;
+        job.rate = 0;
+        if (job.first_start == kNever) job.first_start = now_;
+        if (!was_running) {
+            running_pos_[j] = static_cast<std::uint32_t>(running_.size());
+            running_.push_back(j);
+        }
+        performance_.allocated(j, job.model, a, rate_changes_);
+    } else {
+        slot_of_[j] = kNotRunning;
+        job.alloc_gpus = 0;
+        job.rate = 0;
+        if (why == Transition::Finish) {
+            job.remaining = 0;
+            job.finish = now_;
+            job.state = JobState::Finished;
+        } else {
+            job.finish = kNever;
+            job.state = JobState::Queued;
+            ++job.preemptions;
+            stopped_at_[j] = instant_;
+        }
+        // Swap-remove from the running list.
+        const std::uint32_t pos = running_pos_[j];
+        running_[pos] = running_.back();
+        running_pos_[running_[pos]] = pos;
+        running_.pop_back();
+        running_pos_[j] = kNotRunning;
+    }
+
+    for (const RateChange& c : rate_changes_) rerate(c.job, c.rate);
+
+    const Allocation& from = was_running ? slots_[old_slot] : kNoAllocation;
+    const Allocation& now_held = allocation(j);
+    for (Observer* o : observers_) {
+        switch (why) {
+            case Transition::Start:
+                o->on_start(now_, j, job, now_held);
+                break;
+            case Transition::Preempt:
+                o->on_preempt(now_, j, job, from);
+                break;
+            case Transition::Finish:
+                o->on_finish(now_, j, job, from);
+                break;
+            case Transition::Resize:
+            case Transition::Migrate:
+                o->on_resize(now_, j, job, from, from_since, now_held, why);
+                break;
+        }
+        for (const RateChange& c : rate_changes_)
+            if (c.job != j) o->on_rate_change(now_, c.job, jobs_[c.job]);
+    }
+    rate_changes_.clear();
+    if (was_running) free_slots_.push_back(old_slot);
+}
+
+void Simulator::rerate(JobIdx j, double rate) {
+    JobInfo& job = jobs_[j];
+    if (job.state != JobState::Running)
+        throw InternalError(fmt::format("performance model re-rated job {}, which is not running", j));
+    if (!(rate >= 0) || !std::isfinite(rate))
+        throw InternalError(fmt::format("performance model gave job {} the rate {}", j, rate));
+    if (now_ > job.progress_from) {  // (a job still paying its restart makes no progress before it ends)
+        job.remaining = job.remaining_at(now_);
+        job.progress_from = now_;
+    }
+    job.rate = rate;
+    ++generation_[j];
+    if (rate == 0) {
+        job.finish = kNever;
+        return;
+    }
     // Engine time ends at 2^63 µs (about 292,000 years); a schedule that runs past it is bad input
     // (absurd durations, work or throughputs), not a reason to wrap around.
     const double run_us = std::round(job.remaining / job.rate * kMicrosPerSecond);
     if (!(run_us < static_cast<double>(kNever / 2 - job.progress_from)))
         throw TimeOverflow{j, to_seconds(job.progress_from) + run_us / kMicrosPerSecond};
     job.finish = job.progress_from + static_cast<Time>(run_us);
-    queue_.push(job.finish, Phase::Completion, j, ++generation_[j]);
-    running_pos_[j] = static_cast<std::uint32_t>(running_.size());
-    running_.push_back(j);
-    for (Observer* o : observers_) o->on_start(now_, j, job, shares_);
-}
-
-void Simulator::preempt(JobIdx j) {
-    JobInfo& job = jobs_[j];
-    if (job.state != JobState::Running)
-        throw InternalError(fmt::format("policy preempted job {} which is not running at {} us", j, now_));
-    for (Observer* o : observers_) o->on_preempt(now_, j, job);
-    job.remaining = job.remaining_at(now_);
-    release(j);
-    job.state = JobState::Queued;
-    job.finish = kNever;
-    ++job.preemptions;
-    ++generation_[j];
-}
-
-void Simulator::release(JobIdx j) {
-    JobInfo& job = jobs_[j];
-    const int freed = state_.release(gpus_of_[j], j);
-    if (freed != job.alloc_gpus)
-        throw InternalError(fmt::format("job {} held {} GPUs, expected {}", j, freed, job.alloc_gpus));
-    gpus_of_[j] = ClusterState::kNoGpu;
-    job.attained += now_ - job.stint_start;
-    job.alloc_gpus = 0;
-    job.rate = 0;
-    // Swap-remove from the running list.
-    const std::uint32_t pos = running_pos_[j];
-    running_[pos] = running_.back();
-    running_pos_[running_[pos]] = pos;
-    running_.pop_back();
-    running_pos_[j] = kNotRunning;
+    queue_.push(job.finish, Phase::Completion, j, generation_[j]);
 }
 
 void Simulator::audit() const {
@@ -223,9 +408,10 @@ void Simulator::audit() const {
         }
     }
     if (stuck != 0)
-        throw InternalError(fmt::format("end of run at {} us with {} jobs neither finished nor rejected (e.g. job {}): "
-                                        "the policy left work queued with nothing left to happen",
-                                        now_, stuck, example));
+        throw InternalError(
+            fmt::format("end of run at {} us with {} jobs neither finished nor rejected (e.g. job {}): "
+                        "the policy left work queued with nothing left to happen",
+                        now_, stuck, example));
     if (state_.held() != 0 || !running_.empty())
         throw InternalError(fmt::format("end of run with {} GPUs still held", state_.held()));
 }

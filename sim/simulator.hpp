@@ -1,27 +1,40 @@
 #pragma once
 // The engine: pops events in (time, phase, seq) order, applies every event of an instant, then calls
-// the policy once (if anything changed), checks and applies its decisions, and keeps progress fluid.
+// the policy once (if anything changed; once more at the same instant if it had starts declined),
+// checks and applies its decisions, and keeps progress fluid.
+//
+// Every change of a job's GPUs (start, preempt, finish, resize, migrate; later kills) goes through one
+// transition, `reallocate`: progress brought up to date, GPUs released and taken, the restart model
+// charged, the performance model asked for new rates, every re-rated job's completion rescheduled
+// (stale completions are dropped by a per-job generation), and observers told once.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "models/performance_model.hpp"
+#include "models/restart_model.hpp"
 #include "policies/policy.hpp"
 #include "sim/cluster_state.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/observer.hpp"
 
-#include <cstdint>
-#include <functional>
-#include <vector>
-
 namespace dlsim {
 
 struct SimOptions {
-    Time restart_cost = 0;  ///< charged on every start after a preemption: GPUs held, no progress
+    Time restart_cost = 0;  ///< the default restart model's cost (FixedRestart), when `restart` is not set
+    /// How fast jobs run given where everything runs; default: IsolatedPerformance over the rate model.
+    PerformanceModel* performance = nullptr;
+    /// What a change of allocation costs; default: FixedRestart(restart_cost).
+    const RestartModel* restart = nullptr;
 };
 
 struct SimStats {
-    std::uint64_t events = 0;        ///< events applied (stale ones not counted)
+    std::uint64_t events = 0;  ///< events applied (stale ones not counted)
     std::uint64_t policy_calls = 0;
-    double policy_seconds = 0;       ///< wall time inside the policy (self-profiling only)
-    double engine_seconds = 0;       ///< wall time of the whole event loop, policy included
+    double policy_seconds = 0;  ///< wall time inside the policy (self-profiling only)
+    double engine_seconds = 0;  ///< wall time of the whole event loop, policy included
 };
 
 /// Called from the event loop every few thousand events: simulated time now, jobs finished so far.
@@ -36,8 +49,8 @@ struct TimeOverflow {
 
 class Simulator final : public ClusterView {
 public:
-    Simulator(const Cluster& cluster, const RateModel& rates, const ResolvedJobs& jobs, Policy& policy,
-              Placer& placer, SimOptions options);
+    Simulator(const Cluster& cluster, const RateModel& rates, const ResolvedJobs& jobs, Policy& policy, Placer& placer,
+              SimOptions options);
 
     void add_observer(Observer& o) { observers_.push_back(&o); }
     void set_progress(ProgressFn progress) { progress_ = std::move(progress); }
@@ -49,6 +62,7 @@ public:
     const Cluster& cluster() const override { return cluster_; }
     const RateModel& rates() const override { return rates_; }
     const JobInfo& job(JobIdx j) const override { return jobs_[j]; }
+    const Allocation& allocation(JobIdx j) const override;
     int free_gpus(GpuTypeIdx t) const override { return state_.free_gpus(t); }
     int free_gpus_on(NodeIdx n) const override { return state_.free_on(n); }
     NodeIdx node_with_free(GpuTypeIdx t, int k) const override { return state_.node_with_free(t, k); }
@@ -63,32 +77,56 @@ private:
     void push_next_arrival();
     void arrive(JobIdx j);
     void complete(JobIdx j);
-    void apply(const Action& a);
-    void start(JobIdx j, GpuTypeIdx t, int n);
-    void preempt(JobIdx j);
-    void release(JobIdx j);
+    /// Calls the policy with what changed and applies its decisions; true if it asked for a start,
+    /// resize or move that had to be declined or requeued.
+    bool call_policy(bool timer);
+    void apply(const Action& a, std::span<const NodeShare> placement);
+    void start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement);
+    void resize(JobIdx j, int n);
+    void migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> placement);
+    /// The one transition: job j now holds `to` (nullptr: nothing; it goes back to the queue or finishes).
+    void reallocate(JobIdx j, const Allocation* to, Transition why);
+    /// Brings a running job's progress up to date and reschedules its completion at a new rate.
+    void rerate(JobIdx j, double rate);
+    /// Fills `scratch_` with n GPUs of type t on `placement` (checked) or where the placer says; false
+    /// when the placer cannot fit them. Checks the action's type, count and free GPUs first.
+    bool place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement, const char* action);
+    /// Gives job j's GPUs back to the free pool only (no transition), or takes them again.
+    void lend_gpus(JobIdx j);
+    void reclaim_gpus(JobIdx j);
+    /// An invalid decision: "policy <what> at <now> us" (a bug in a built-in policy: exit 1).
+    [[noreturn]] void invalid(const std::string& what) const;
     void audit() const;
 
     const Cluster& cluster_;
     const RateModel& rates_;
     Policy& policy_;
     Placer& placer_;
-    SimOptions options_;
+    std::unique_ptr<PerformanceModel> own_performance_;
+    std::unique_ptr<RestartModel> own_restart_;
+    PerformanceModel& performance_;
+    const RestartModel& restart_;
     ClusterState state_;
     EventQueue queue_;
     std::vector<JobInfo> jobs_;
-    std::vector<std::uint32_t> generation_;  // per job: bumps whenever its completion time changes
-    std::vector<GpuIdx> gpus_of_;            // per job: head of its GPU chain in ClusterState
-    std::vector<std::uint32_t> running_pos_; // per job: index in running_
+    std::vector<std::uint32_t> generation_;   // per job: bumps whenever its completion time changes
+    std::vector<GpuIdx> gpus_of_;             // per job: head of its GPU chain in ClusterState
+    std::vector<std::uint32_t> running_pos_;  // per job: index in running_
+    std::vector<std::uint32_t> slot_of_;      // per job: its allocation in slots_ while running
+    std::vector<std::uint32_t> stopped_at_;   // per job: the instant number at which it last lost its GPUs
+    std::vector<Allocation> slots_;           // allocations of running jobs; reused (no allocation per event)
+    std::vector<std::uint32_t> free_slots_;
     std::vector<JobIdx> running_;
-    std::vector<JobIdx> arrival_order_;      // by (submit, trace order)
+    std::vector<JobIdx> arrival_order_;  // by (submit, trace order)
     std::size_t next_arrival_ = 0;
     std::vector<Observer*> observers_;
     // Scratch reused at every instant (no allocation per event).
-    std::vector<JobIdx> arrived_, finished_;
-    std::vector<NodeShare> shares_;
+    std::vector<JobIdx> arrived_, finished_, requeued_, declined_;
+    Allocation scratch_;
+    std::vector<RateChange> rate_changes_;
     Decisions decisions_;
     Time now_ = 0;
+    std::uint32_t instant_ = 0;  // counts instants (for stopped_at_)
     std::uint32_t timer_generation_ = 0;
     SimStats stats_;
     ProgressFn progress_;

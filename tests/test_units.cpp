@@ -57,6 +57,7 @@ public:
     const Cluster& cluster() const override { return c_; }
     const RateModel& rates() const override { return r_; }
     const JobInfo& job(JobIdx j) const override { return jobs.at(j); }
+    const Allocation& allocation(JobIdx) const override { return none_; }
     int free_gpus(GpuTypeIdx t) const override { return s_.free_gpus(t); }
     int free_gpus_on(NodeIdx n) const override { return s_.free_on(n); }
     NodeIdx node_with_free(GpuTypeIdx t, int k) const override { return s_.node_with_free(t, k); }
@@ -68,6 +69,7 @@ private:
     const Cluster& c_;
     const RateModel& r_;
     const ClusterState& s_;
+    Allocation none_;
 };
 
 /// A cluster, its profiles, the state of its GPUs and a view over them.
@@ -665,7 +667,7 @@ Time sec(double s) { return to_time(s); }
 /// Drives a Metrics observer the way the engine does, keeping the JobInfo records up to date.
 struct MetricsDriver {
     MetricsDriver(const Cluster& c, std::size_t jobs, Time origin, std::size_t points)
-        : m(c, jobs, origin, points), jobs(jobs) {}
+        : m(c, jobs, origin, points), jobs(jobs), held(jobs) {}
 
     void arrive(Time t, JobIdx j) {
         this->jobs[j].submit = t;
@@ -679,17 +681,18 @@ struct MetricsDriver {
         x.stint_start = t;
         x.gpu_type = type;
         x.alloc_gpus = gpus;
-        m.on_start(t, j, x, {});
+        held[j] = Allocation{type, {{0, gpus}}};
+        m.on_start(t, j, x, held[j]);
     }
     void preempt(Time t, JobIdx j) {
-        m.on_preempt(t, j, this->jobs[j]);
+        m.on_preempt(t, j, this->jobs[j], held[j]);
         this->jobs[j].attained += t - this->jobs[j].stint_start;
         this->jobs[j].state = JobState::Queued;
         this->jobs[j].alloc_gpus = 0;
         ++this->jobs[j].preemptions;
     }
     void finish(Time t, JobIdx j) {
-        m.on_finish(t, j, this->jobs[j]);
+        m.on_finish(t, j, this->jobs[j], held[j]);
         this->jobs[j].state = JobState::Finished;
         this->jobs[j].finish = t;
         this->jobs[j].alloc_gpus = 0;
@@ -697,6 +700,7 @@ struct MetricsDriver {
 
     Metrics m;
     std::vector<JobInfo> jobs;
+    std::vector<Allocation> held;  // what each job holds (the engine's allocations)
 };
 
 /// The time unit of the hand-made run: 2^20 µs, so that the power-of-two bucket widths of

@@ -1,0 +1,44 @@
+#pragma once
+// Where a running job holds GPUs: one GPU type (a gang never mixes types) and, per node, how many
+// GPUs and what share of each. An allocation is a value: the engine keeps one per running job, policies
+// read it through ClusterView::allocation, and explicit placements in decisions use its NodeShare.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/cluster.hpp"
+
+namespace dlsim {
+
+using JobIdx = std::uint32_t;
+
+/// A GPU share in milli-GPUs: 1000 is a whole GPU. Only whole GPUs exist until fractional and packed
+/// jobs land; the field is here so they need no other redesign.
+inline constexpr int kWholeGpu = 1000;
+
+/// One node's part of an allocation: `gpus` GPUs of the node, each held at `milli` / 1000.
+struct NodeShare {
+    NodeIdx node = 0;
+    int gpus = 0;
+    int milli = kWholeGpu;
+
+    friend bool operator==(const NodeShare&, const NodeShare&) = default;
+};
+
+struct Allocation {
+    GpuTypeIdx gpu_type = 0;
+    std::vector<NodeShare> shares;  ///< in placement order; empty = holds nothing
+
+    bool empty() const { return shares.empty(); }
+    /// GPUs held, whole or shared.
+    int num_gpus() const {
+        int n = 0;
+        for (const NodeShare& s : shares) n += s.gpus;
+        return n;
+    }
+    /// The same GPU type and the same node shares, in any order (a renewed lease).
+    bool same_place(std::span<const NodeShare> other) const;
+    void clear() { shares.clear(); }
+};
+
+}  // namespace dlsim

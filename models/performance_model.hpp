@@ -1,0 +1,43 @@
+#pragma once
+// How fast running jobs progress, given where every job runs (MODELLING.md §1-§2). The engine tells the
+// model when an allocation appears or disappears; the model answers with the jobs whose rate changed.
+// It knows nothing of the engine: jobs are indices, allocations are values.
+//
+// The default is `IsolatedPerformance`: n GPUs run n times the single-GPU rate, and a job's speed never
+// depends on another's. The network model (contention on shared links) plugs in through this interface.
+#include <vector>
+
+#include "models/allocation.hpp"
+#include "models/rate_model.hpp"
+
+namespace dlsim {
+
+/// A job's new aggregate rate in iterations/s (0: it makes no progress until the next change).
+struct RateChange {
+    JobIdx job;
+    double rate;
+};
+
+class PerformanceModel {
+public:
+    virtual ~PerformanceModel() = default;
+    /// Job `j` (of `model`) now holds `a`. Appends every job whose rate changed, `j` first.
+    virtual void allocated(JobIdx j, ModelIdx model, const Allocation& a, std::vector<RateChange>& changed) = 0;
+    /// Job `j` gave `a` back (finished, preempted, or moving). Appends every other job whose rate changed.
+    virtual void released(JobIdx j, const Allocation& a, std::vector<RateChange>& changed) = 0;
+};
+
+/// Every job alone: rate = n x the profile's single-GPU rate on its type; nobody else changes.
+class IsolatedPerformance final : public PerformanceModel {
+public:
+    explicit IsolatedPerformance(const RateModel& rates) : rates_(rates) {}
+    void allocated(JobIdx j, ModelIdx model, const Allocation& a, std::vector<RateChange>& changed) override {
+        changed.push_back({j, rates_.rate(model, a.gpu_type, a.num_gpus())});
+    }
+    void released(JobIdx, const Allocation&, std::vector<RateChange>&) override {}
+
+private:
+    const RateModel& rates_;
+};
+
+}  // namespace dlsim
