@@ -2,11 +2,11 @@
 // Where a running job holds GPUs: one GPU type (a gang never mixes types) and, per node, how many
 // GPUs and what share of each. An allocation is a value: the engine keeps one per running job, policies
 // read it through ClusterView::allocation, and explicit placements in decisions use its NodeShare.
+#include "models/cluster.hpp"
+
 #include <cstdint>
 #include <span>
 #include <vector>
-
-#include "models/cluster.hpp"
 
 namespace dlsim {
 

@@ -5,10 +5,10 @@
 //
 // The default is `IsolatedPerformance`: n GPUs run n times the single-GPU rate, and a job's speed never
 // depends on another's. The network model (contention on shared links) plugs in through this interface.
-#include <vector>
-
 #include "models/allocation.hpp"
 #include "models/rate_model.hpp"
+
+#include <vector>
 
 namespace dlsim {
 

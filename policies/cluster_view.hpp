@@ -1,14 +1,14 @@
 #pragma once
 // What a policy sees: a read-only view of the cluster and the jobs (DESIGN.md "Data flow" step 3).
 // Policies never reach into the engine; the engine implements this interface.
-#include <algorithm>
-#include <cstdint>
-#include <span>
-
 #include "models/allocation.hpp"
 #include "models/base/sim_time.hpp"
 #include "models/cluster.hpp"
 #include "models/rate_model.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
 
 namespace dlsim {
 

@@ -1,9 +1,20 @@
 #include "policies/fifo.hpp"
 
+#include <algorithm>
+
 namespace dlsim {
 
 void FifoPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
     queue_.insert(queue_.end(), changes.arrived.begin(), changes.arrived.end());
+    // Declined starts (and jobs the engine requeued) go back to their place in arrival order: a declined
+    // head blocks the queue until the placer can fit it (strict).
+    for (auto list : {changes.declined, changes.requeued})
+        for (JobIdx j : list) {
+            const auto before = [&](JobIdx a, JobIdx b) {
+                return view.job(a).submit != view.job(b).submit ? view.job(a).submit < view.job(b).submit : a < b;
+            };
+            queue_.insert(std::lower_bound(queue_.begin(), queue_.end(), j, before), j);
+        }
     const std::size_t types = view.cluster().gpu_types.size();
     available_.resize(types);
     for (GpuTypeIdx t = 0; t < types; ++t) available_[t] = view.free_gpus(t);

@@ -1,9 +1,9 @@
 #pragma once
 // The policy interface: what changed since the last call plus a read-only view in, decisions out.
+#include "policies/cluster_view.hpp"
+
 #include <span>
 #include <vector>
-
-#include "policies/cluster_view.hpp"
 
 namespace dlsim {
 

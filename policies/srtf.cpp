@@ -13,6 +13,11 @@ SrtfPolicy::Key SrtfPolicy::waiting_key(const ClusterView& view, JobIdx j) const
 void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
     const Time now = view.now();
     for (JobIdx j : changes.arrived) waiting_.insert(waiting_key(view, j));
+    // Starts the engine declined and moves it could not place: back to waiting (a job selected from
+    // waiting_ left it; a declined move was running and never was in it).
+    for (auto list : {changes.declined, changes.requeued})
+        for (JobIdx j : list)
+            if (view.job(j).state == JobState::Queued) waiting_.insert(waiting_key(view, j));
 
     running_.clear();
     for (JobIdx j : view.running_jobs()) {
@@ -26,10 +31,8 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
     int unclaimed = 0;
     for (GpuTypeIdx t = 0; t < capacity_.size(); ++t) unclaimed += capacity_[t] = cluster.gpus_of_type(t);
 
+    desired_.clear();
     to_preempt_.clear();
-    moves_.clear();
-    to_start_.clear();
-    start_type_.clear();
     auto w = waiting_.begin();
     auto r = running_.begin();
     while (r != running_.end() || (w != waiting_.end() && unclaimed > 0)) {
@@ -39,19 +42,15 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
             const JobInfo& job = view.job(j);
             // Re-placed from scratch (Tiresias): the fastest type with room now, which may be a faster
             // one that freed up, or another type when shorter jobs took its own.
-            const auto t = migrate_ ? pick_type(view, job, order_, capacity_)
-                                    : capacity_[job.gpu_type] >= job.alloc_gpus ? std::optional(job.gpu_type)
-                                                                                : std::nullopt;
+            const auto t = migrate_                                    ? pick_type(view, job, order_, capacity_)
+                           : capacity_[job.gpu_type] >= job.alloc_gpus ? std::optional(job.gpu_type)
+                                                                       : std::nullopt;
             if (t) {
                 capacity_[*t] -= job.num_gpus;
                 unclaimed -= job.num_gpus;
-                if (*t != job.gpu_type) {  // a move: preempted, then started on the new type
-                    moves_.push_back(j);
-                    to_start_.push_back(j);
-                    start_type_.push_back(*t);
-                }
+                desired_.want(j, *t, job.num_gpus);  // on another type: a move (a preemption and a restart)
             } else {
-                to_preempt_.push_back(j);
+                to_preempt_.push_back(j);  // not wanted: the helper preempts it
             }
             ++r;
         } else {
@@ -60,22 +59,16 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
             if (auto t = pick_type(view, job, order_, capacity_)) {
                 capacity_[*t] -= job.num_gpus;
                 unclaimed -= job.num_gpus;
-                to_start_.push_back(j);
-                start_type_.push_back(*t);
+                desired_.want(j, *t, job.num_gpus);
                 w = waiting_.erase(w);
             } else {
                 ++w;
             }
         }
     }
-    // Preemptions first, so the starts find their GPUs free.
-    for (JobIdx j : to_preempt_) {
-        out.preempt(j);
-        waiting_.insert(waiting_key(view, j));
-    }
-    for (JobIdx j : moves_) out.preempt(j);
-    for (std::size_t i = 0; i < to_start_.size(); ++i)
-        out.start(to_start_[i], start_type_[i], view.job(to_start_[i]).num_gpus);
+    // After the walk, which must not meet them among the waiting.
+    for (JobIdx j : to_preempt_) waiting_.insert(waiting_key(view, j));
+    desired_.emit(view, out);
 }
 
 }  // namespace dlsim

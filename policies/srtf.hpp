@@ -13,6 +13,7 @@
 // Why migration is the default: without it, a long job that shorter arrivals pushed onto a slow
 // type stays there while the fast types idle (on the bundled trace, srtf's GPU utilization fell to
 // a quarter of fifo's).
+#include "policies/desired_state.hpp"
 #include "policies/policy.hpp"
 #include "policies/type_choice.hpp"
 
@@ -35,10 +36,10 @@ private:
     TypeOrder order_;
     bool migrate_;
     std::set<Key> waiting_;
-    std::vector<Key> running_;    // scratch, rebuilt each call (bounded by the GPU count)
-    std::vector<int> capacity_;   // scratch: GPUs per type not yet claimed in this walk
-    std::vector<JobIdx> to_preempt_, moves_, to_start_;
-    std::vector<GpuTypeIdx> start_type_;
+    std::vector<Key> running_;   // scratch, rebuilt each call (bounded by the GPU count)
+    std::vector<int> capacity_;  // scratch: GPUs per type not yet claimed in this walk
+    std::vector<JobIdx> to_preempt_;
+    DesiredState desired_;  // what the walk selects, turned into preemptions, moves and starts
 };
 
 }  // namespace dlsim

@@ -2,12 +2,12 @@
 // `--event-log F`: every start, resize and migration (with its nodes), preemption, finish, rejection and
 // rate change as JSON lines,
 // for debugging a schedule.
-#include <cstdio>
-#include <string>
-
 #include "models/cluster.hpp"
 #include "sim/observer.hpp"
 #include "traces/job_record.hpp"
+
+#include <cstdio>
+#include <string>
 
 namespace dlsim {
 

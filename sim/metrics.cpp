@@ -1,13 +1,13 @@
 #include "sim/metrics.hpp"
 
+#include "models/base/input_error.hpp"
+#include "models/base/parse.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include "models/base/input_error.hpp"
-#include "models/base/parse.hpp"
 
 namespace dlsim {
 
@@ -24,7 +24,8 @@ namespace {
 /// Splits "A:B" at the colon; a missing colon is an InputError naming the flag.
 std::pair<std::string, std::string> split_range(const std::string& text, const char* flag, const char* what) {
     const auto colon = text.find(':');
-    if (colon == std::string::npos) throw InputError(fmt::format("{}: expected {}, got '{}'", flag, what, text));
+    if (colon == std::string::npos)
+        throw InputError(fmt::format("{}: expected {}, got '{}'", flag, what, text));
     return {text.substr(0, colon), text.substr(colon + 1)};
 }
 
@@ -59,17 +60,9 @@ MeasureWindow parse_measure_time(const std::string& text) {
 }
 
 Metrics::Metrics(const Cluster& cluster, std::size_t num_jobs, Time origin, std::size_t points)
-    : cluster_(cluster),
-      types_(cluster.gpu_types.size()),
-      width_(types_ + 2),
-      origin_(origin),
-      last_change_(origin),
-      busy_(types_, 0),
-      busy_us_(types_, 0),
-      points_(points),
-      buckets_(points * width_, 0.0),
-      longest_type_(num_jobs, 0),
-      longest_stint_(num_jobs, -1) {}
+    : cluster_(cluster), types_(cluster.gpu_types.size()), width_(types_ + 2), origin_(origin), last_change_(origin),
+      busy_(types_, 0), busy_us_(types_, 0), points_(points), buckets_(points * width_, 0.0),
+      longest_type_(num_jobs, 0), longest_stint_(num_jobs, -1) {}
 
 void Metrics::advance(Time t) {
     if (t <= last_change_) return;
@@ -137,8 +130,8 @@ void Metrics::on_finish(Time t, JobIdx j, const JobInfo& job, const Allocation& 
     --running_;
 }
 
-void Metrics::on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from, Time from_since, const Allocation& to,
-                        Transition) {
+void Metrics::on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from, Time from_since,
+                        const Allocation& to, Transition) {
     advance(t);
     end_allocation(t, j, from, from_since);
     busy_[to.gpu_type] += to.num_gpus();

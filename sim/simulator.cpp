@@ -1,13 +1,13 @@
 #include "sim/simulator.hpp"
 
+#include "models/base/input_error.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
-
-#include "models/base/input_error.hpp"
 
 namespace dlsim {
 

@@ -7,11 +7,6 @@
 // transition, `reallocate`: progress brought up to date, GPUs released and taken, the restart model
 // charged, the performance model asked for new rates, every re-rated job's completion rescheduled
 // (stale completions are dropped by a per-job generation), and observers told once.
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <vector>
-
 #include "models/performance_model.hpp"
 #include "models/restart_model.hpp"
 #include "policies/policy.hpp"
@@ -19,6 +14,11 @@
 #include "sim/event_queue.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/observer.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
 
 namespace dlsim {
 
