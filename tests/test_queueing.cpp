@@ -6,7 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace dlsim;
 using namespace dlsim::test;
@@ -128,4 +130,76 @@ TEST_CASE("M/M/1 srtf at rho = 0.8 over 1M jobs: SRPT mean response time", "[slo
     const auto o = run_mm(1, 1'000'000, lambda, 1.0, 15, "srtf");
     REQUIRE(o.summary.finished == 1'000'000);
     CHECK(o.summary.avg_jct == Approx(expected).epsilon(0.03));
+}
+
+namespace {
+
+/// FCFS on c identical servers, computed independently of the engine: each job in arrival order takes
+/// the server that frees first (Kiefer-Wolfowitz). Returns every job's finish time.
+std::vector<double> fcfs_finish(const Trace& t, std::size_t servers) {
+    std::vector<double> free_at(servers, 0.0), finish;
+    for (const JobRecord& r : t.jobs) {
+        auto earliest = std::min_element(free_at.begin(), free_at.end());
+        // Times as the engine keeps them: whole microseconds.
+        const double start = std::max(*earliest, std::round(r.submit_time * 1e6) / 1e6);
+        *earliest = start + std::round(r.duration * 1e6) / 1e6;
+        finish.push_back(*earliest);
+    }
+    return finish;
+}
+
+/// Preemptive SRPT on one server, computed independently: at each arrival or completion the job with
+/// the least remaining work runs (ties: earlier arrival). Exact in whole microseconds.
+std::vector<double> srpt_finish(const Trace& t) {
+    const std::size_t n = t.jobs.size();
+    std::vector<std::int64_t> remaining(n), submit(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        submit[i] = std::llround(t.jobs[i].submit_time * 1e6);
+        remaining[i] = std::llround(t.jobs[i].duration * 1e6);
+    }
+    std::vector<double> finish(n, -1);
+    std::set<std::pair<std::int64_t, std::size_t>> ready;  // (remaining, arrival index)
+    std::int64_t now = 0;
+    std::size_t next = 0;
+    while (next < n || !ready.empty()) {
+        if (ready.empty()) now = std::max(now, submit[next]);
+        while (next < n && submit[next] <= now) {
+            ready.insert({remaining[next], next});
+            ++next;
+        }
+        auto [left, j] = *ready.begin();
+        const std::int64_t until = next < n ? std::min(now + left, submit[next]) : now + left;
+        ready.erase(ready.begin());
+        left -= until - now;
+        now = until;
+        if (left == 0) finish[j] = static_cast<double>(now) / 1e6;
+        else ready.insert({left, j});
+    }
+    return finish;
+}
+
+}  // namespace
+
+TEST_CASE("fifo on 1 and 3 GPUs: every job's finish equals an independent FCFS recursion", "[queueing]") {
+    for (std::size_t servers : {1, 3}) {
+        INFO(servers << " servers");
+        const double lambda = 0.9 * static_cast<double>(servers);
+        const auto o = run_mm(servers, 3'000, lambda, 1.0, 21);
+        const auto expected = fcfs_finish(mm_trace(3'000, lambda, 1.0, 21), servers);
+        std::size_t mismatches = 0;
+        for (std::size_t j = 0; j < expected.size(); ++j)
+            mismatches += std::abs(to_seconds(o.jobs[j].finish) - expected[j]) > 1e-6;
+        CHECK(mismatches == 0);
+    }
+}
+
+TEST_CASE("srtf on 1 GPU: every job's finish equals an independent preemptive SRPT simulation", "[queueing]") {
+    // Heavy load (rho = 0.95) so that preemptions are many; 3,000 jobs.
+    const auto o = run_mm(1, 3'000, 0.95, 1.0, 22, "srtf");
+    const auto expected = srpt_finish(mm_trace(3'000, 0.95, 1.0, 22));
+    REQUIRE(o.summary.preemptions > 100);
+    std::size_t mismatches = 0;
+    for (std::size_t j = 0; j < expected.size(); ++j)
+        mismatches += std::abs(to_seconds(o.jobs[j].finish) - expected[j]) > 1e-6 * (1 + o.jobs[j].preemptions);
+    CHECK(mismatches == 0);
 }

@@ -155,3 +155,58 @@ TEST_CASE("type_order: fastest type with room, or cluster order", "[schedule][fi
     CHECK(finish_s(spec, 1) == 10);
     CHECK(in.cluster.gpu_types[spec.job_gpu_type[0]].name == "slow");
 }
+
+TEST_CASE("srtf: a preempted job waits with its remaining work, not its total", "[schedule][srtf]") {
+    // One GPU.
+    //  t=0  a (10) starts.
+    //  t=1  b (3) arrives: b 3 < a 9 -> a is preempted with 9 left (of 10).
+    //  t=2  c (9.5) arrives: b runs on (2 left); waiting: a 9 < c 9.5.
+    //  t=4  b done: a (9 left) restarts: 4-13; then c: 13-22.5. (Ranked by total work, c 9.5 < a 10
+    //       would run first: c 4-13.5, a 13.5-22.5.)
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,1,1,3\nc,2,1,9.5\n");
+    for (const char* migrate : {"migrate=true", "migrate=false"}) {
+        INFO(migrate);
+        const auto o = run_policy(in, "srtf", migrate);
+        CHECK(finish_s(o, 0) == 13);
+        CHECK(finish_s(o, 1) == 4);
+        CHECK(start_s(o, 2) == 13);
+        CHECK(finish_s(o, 2) == 22.5);
+        CHECK(o.summary.preemptions == 1);
+    }
+}
+
+TEST_CASE("srtf without migration: a running job keeps a type that has exactly its GPUs left", "[schedule][srtf]") {
+    // One node with 2 GPUs; migrate=false.
+    //  t=0  a (2 GPUs, 5 s) starts.
+    //  t=1  b (2 GPUs, 10 s) arrives: a (4 left) is first in the walk and its type has exactly 2 GPUs
+    //       unclaimed: it keeps them. b waits: 5-15. (Were "exactly enough" not enough, a would be
+    //       preempted for a longer job.)
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0,2,5\nb,1,2,10\n");
+    const auto o = run_policy(in, "srtf", "migrate=false");
+    CHECK(finish_s(o, 0) == 5);
+    CHECK(start_s(o, 1) == 5);
+    CHECK(finish_s(o, 1) == 15);
+    CHECK(o.summary.preemptions == 0);
+}
+
+TEST_CASE("srtf: a move to a faster type counts as a migration", "[schedule][srtf]") {
+    // Types fast (1 GPU, rate 2) and slow (1 GPU, rate 1); model m. Work is duration x rate on the job's
+    // original type (fast): a = 20 it, b = 4 it.
+    //  t=0  a starts on fast (10 s left).   t=1: b arrives (2 s on fast) -> b takes fast; a (18 it left)
+    //  moves to slow (18 s) instead of waiting (a preemption that is also a migration).
+    //  t=3  b done: a (16 it left on slow) moves back to fast: 8 s -> 11.
+    const std::string cluster = R"({"gpu_types": {"fast": {}, "slow": {}},
+        "node_types": {"nf": {"gpu_type": "fast", "gpus": 1}, "ns": {"gpu_type": "slow", "gpus": 1}},
+        "racks": [{"node_type": "nf", "nodes": 1}, {"node_type": "ns", "nodes": 1}]})";
+    const auto in = inputs_from_text(cluster, R"({"models": {"m": {"throughput": {"fast": 2, "slow": 1}}}})",
+                                     "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
+                                     "a,0,1,10,m,fast\nb,1,1,2,m,fast\n");
+    const auto o = run_policy(in, "srtf");
+    CHECK(finish_s(o, 1) == 3);
+    CHECK(finish_s(o, 0) == 11);
+    CHECK(o.jobs[0].preemptions == 2);
+    CHECK(o.jobs[0].migrations == 2);
+    CHECK(o.summary.migrations == 2);
+}
