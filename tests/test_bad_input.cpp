@@ -414,3 +414,50 @@ TEST_CASE("a profile naming one GPU type twice (case-insensitively) is an input 
     CHECK(r.exit_code == 2);
     CHECK(r.err.find(profile + ": models.m.throughput.v100: expected each GPU type once") != std::string::npos);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Trace transforms and time units that would put submit times outside engine time.
+
+TEST_CASE("transforms that push submit times past engine time exit 2 naming the flag", "[bad-input]") {
+    const std::string out = temp_path("transform-range.json");
+    std::filesystem::remove(out);
+    auto run = [&](const std::string& trace, const std::string& extra) {
+        return run_cli(run_args(trace, kMinimalCluster, kProfile, out, extra));
+    };
+    SECTION("moderate factors still run") {
+        CHECK(run(kGoodTrace, "--load-scale 0.5").exit_code == 0);
+        CHECK(run(kGoodTrace, "--resample-rate 0.01 --resample-jobs 3").exit_code == 0);
+        std::filesystem::remove(out);
+    }
+    SECTION("--load-scale 1e-300 stretches 5 s of arrivals to 5e300 s") {
+        const CliResult r = run(kGoodTrace, "--load-scale 1e-300");
+        check_input_error(r);
+        CHECK(r.err.find("--load-scale: 1e-300 stretches") != std::string::npos);
+        CHECK(r.err.find("expected a factor >= 5e-12") != std::string::npos);
+    }
+    SECTION("--resample-rate 1e-300 puts the second arrival ~1e303 s out") {
+        const CliResult r = run(kGoodTrace, "--resample-rate 1e-300");
+        check_input_error(r);
+        CHECK(r.err.find("--resample-rate: 1e-300 jobs/hour puts arrival 2 of 2") != std::string::npos);
+        CHECK(r.err.find("expected a rate of") != std::string::npos);
+    }
+    SECTION("--resample-jobs beyond what fits in memory") {
+        const CliResult r = run(kGoodTrace, "--resample-rate 1 --resample-jobs 18446744073709551615");
+        check_input_error(r);
+        CHECK(r.err.find("--resample-jobs: expected at most 100000000 jobs") != std::string::npos);
+    }
+    SECTION("a --time-unit that scales a reader's times past 1e12 s") {
+        // Each time is within the openb reader's limit (1e12 in the file's unit); x100 s is not.
+        const std::string trace = write_temp(
+            "openb-far.csv",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+            "scheduled_time\n"
+            "p0,1,1,1,1000,,LS,Succeeded,0,10,0\n"
+            "p1,1,1,1,1000,,LS,Succeeded,900000000000,900000000010,900000000000\n");
+        const CliResult r = run(trace, "--trace-format alibaba-openb --time-unit 100");
+        check_input_error(r);
+        CHECK(r.err.find(trace + ":3: job 'p1' is submitted at 9e+13 s, expected a time in 0..1e12 s") !=
+              std::string::npos);
+    }
+    CHECK_FALSE(std::filesystem::exists(out));
+}
