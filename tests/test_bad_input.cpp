@@ -116,6 +116,11 @@ const std::vector<BadFile>& bad_files() {
         {"cluster_typo_field.json", Role::Cluster, ": node_types.v100x4: unknown field \"gpu\"", {"gpus"}, true},
         {"cluster_syntax_error.json", Role::Cluster, ":3:", {"invalid JSON: syntax error"}, true},
         {"cluster_empty.json", Role::Cluster, ": empty file, expected a JSON object", {}, true},
+        // 4294967297 = 2^32 + 1 was read as 1 GPU per node (narrowed to int before the range check).
+        {"cluster_gpus_wraps_int.json", Role::Cluster, ": node_types.n.gpus: expected at most 4096 GPUs per node",
+         {"got 4294967297"}, true},
+        {"cluster_cpus_wraps_int.json", Role::Cluster,
+         ": node_types.n.cpus: expected an integer >= 0 and <= 2147483647", {"got 4294967296"}, true},
         // --- profiles (run with a valid trace on the Gavel cluster) ---
         {"profile_no_throughput.json", Role::Profile,
          ": models.ResNet-50 (batch size 64).throughput: expected an object of single-GPU iterations/s", {}, true},
@@ -128,6 +133,9 @@ const std::vector<BadFile>& bad_files() {
          ": models.ResNet-50 (batch size 64).grad_dtype: expected one of fp32, fp16, bf16", {"got \"fp64\""}, true},
         {"profile_syntax_error.json", Role::Profile, ":5:5: invalid JSON: syntax error", {}, true},
         {"profile_whitespace_only.json", Role::Profile, ": empty file, expected a JSON object", {}, true},
+        {"profile_params_overflow.json", Role::Profile,
+         ": models.ResNet-50 (batch size 64).params: expected an integer >= 1 and <= 1000000000000000",
+         {"got 9000000000000000000"}, true},
     };
     return files;
 }

@@ -318,7 +318,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
                 if (!at.is_object()) p.fail(col, "an object with start_time, end_time, detail", at);
                 auto start = p.time(at, "start_time", col + ".start_time");
                 auto end = p.time(at, "end_time", col + ".end_time");
-                int count = 0;
+                std::size_t count = 0;  // GPUs of this attempt, bounded before it is narrowed to int
                 if (auto d = at.find("detail"); d != at.end() && !d->is_null()) {
                     if (!d->is_array()) p.fail(col + ".detail", "a list of {ip, gpus}", *d);
                     for (std::size_t m = 0; m < d->size(); ++m) {
@@ -331,14 +331,15 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
                             if (g == machine.end()) p.missing(mcol + ".gpus", "a list of GPU names");
                             p.fail(mcol + ".gpus", "a list of GPU names", *g);
                         }
-                        count += static_cast<int>(g->size());
+                        count += g->size();
                     }
+                    if (count > 1'000'000) p.fail(col + ".detail", "at most 1,000,000 GPUs in one attempt", *d);
                 }
                 if (start && end) {
                     if (*end < *start)
                         p.fail(col + ".end_time", "a time at or after the attempt's start_time", at["end_time"]);
                     run += *end - *start;
-                    gpus = std::max(gpus, count);
+                    gpus = std::max(gpus, static_cast<int>(count));
                     ++usable;
                 } else if (!end && a + 1 == attempts.size()) {
                     still_running = true;

@@ -70,10 +70,23 @@ double number(const Json& v, const std::string& file, const std::string& path, d
     return v.get<double>();
 }
 
-long long integer(const Json& v, const std::string& file, const std::string& path, long long min_value) {
-    if (!v.is_number_integer() || v.get<long long>() < min_value)
-        fail(file, path, fmt::format("an integer >= {}", min_value), &v);
-    return v.get<long long>();
+long long integer(const Json& v, const std::string& file, const std::string& path, long long min_value,
+                  long long max_value) {
+    const bool bounded = max_value != std::numeric_limits<long long>::max();
+    auto bad = [&] {
+        fail(file, path,
+             bounded ? fmt::format("an integer >= {} and <= {}", min_value, max_value)
+                     : fmt::format("an integer >= {}", min_value),
+             &v);
+    };
+    if (!v.is_number_integer()) bad();
+    // Unsigned values above the long long range would wrap to negative numbers when read as long long.
+    if (v.is_number_unsigned() &&
+        v.get<unsigned long long>() > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
+        bad();
+    const long long x = v.get<long long>();
+    if (x < min_value || x > max_value) bad();
+    return x;
 }
 
 std::string string(const Json& v, const std::string& file, const std::string& path) {
