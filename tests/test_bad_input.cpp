@@ -104,6 +104,7 @@ const std::vector<BadFile>& bad_files() {
         {"trace_header_only.csv", Role::Trace, ": no job rows after the header", {}, true},
         {"trace_wrong_field_count.csv", Role::Trace, ":3: expected 5 fields as in the header, got 4", {}, true},
         {"trace_unterminated_quote.csv", Role::Trace, ":3: unterminated quoted field", {}, true},
+        {"trace_nul_in_job_id.csv", Role::Trace, ":3:2: NUL byte", {"expected text without NUL characters"}, true},
         // --- clusters (run with a valid trace and the Gavel profile) ---
         {"cluster_racks_empty.json", Role::Cluster, ": racks: expected a non-empty array of racks", {"got []"}, true},
         {"cluster_zero_nodes.json", Role::Cluster, ": racks[0].nodes: expected an integer >= 1", {"got 0"}, true},

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <cmath>
 #include <set>
+#include <utility>
+#include <vector>
 
 using namespace dlsim;
 using namespace dlsim::test;
@@ -314,4 +316,50 @@ TEST_CASE("CLI: trace stats on the published Philly and openb files", "[traces][
     CHECK(os["format"] == "alibaba-openb");
     CHECK(os["report"]["rows_read"] == pods);
     CHECK(os["report"]["dropped"]["pending (never scheduled)"] == pending);
+}
+
+// ---------------------------------------------------------------- NUL bytes
+
+TEST_CASE("every trace reader rejects a NUL byte with file:line:column", "[traces]") {
+    // Each fixture with a NUL inserted after the first character of line 2 (a job id or name in most).
+    const std::string data = std::string(DLSIM_TEST_DATA) + "/traces/";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"csv", std::string(DLSIM_TEST_DATA) + "/bad/good_trace.csv"},
+        {"philly", data + "philly/philly_jobs.csv"},
+        {"philly", data + "philly/cluster_job_log"},
+        {"gavel", data + "gavel/msr_small.trace"},
+        {"tiresias", data + "tiresias/small_job.csv"},
+        {"muri", data + "muri/small_trace.csv"},
+        {"alibaba-openb", data + "alibaba_openb/openb_pod_list_sample.csv"},
+        {"helios", data + "helios/cluster_log.csv"},
+        {"acme", data + "acme/trace_seren.csv"},
+    };
+    for (const auto& [format, source] : cases) {
+        DYNAMIC_SECTION(format << " " << source) {
+            std::string text = slurp(source);
+            REQUIRE(read_trace(source, format, ReadOptions{}).jobs.size() > 0);  // the fixture itself reads
+            const std::size_t line2 = text.find('\n') + 1;
+            text.insert(line2 + 1, 1, '\0');
+            const std::string name = std::filesystem::path(source).filename().string();
+            const std::string path = write_temp("nul-" + format + "-" + name, text);
+            CHECK_THROWS_WITH(read_trace(path, format, ReadOptions{}),
+                              Catch::StartsWith(path + ":2:2: NUL byte, expected text without NUL characters"));
+            // Not a malformed row that --on-bad-line skip could drop: the file is not text.
+            CHECK_THROWS_AS(read_trace(path, format, skip_bad()), InputError);
+        }
+    }
+    SECTION("philly JSON: an escaped \\u0000 in the job id") {
+        std::string text = slurp(data + "philly/cluster_job_log");
+        const std::string id = "application_1506638472019_14199";
+        REQUIRE(text.find(id) != std::string::npos);
+        text.replace(text.find(id), id.size(), "app\\u0000x");
+        const std::string path = write_temp("nul-escaped-cluster_job_log", text);
+        CHECK_THROWS_WITH(read_trace(path, "philly", ReadOptions{}),
+                          Catch::StartsWith(path + ":2: column 'jobid': expected a string without NUL characters"));
+    }
+    SECTION("canonical CSV: a NUL inside a quoted field of a later line") {
+        const std::string text = std::string("job_id,submit_time,num_gpus,duration,user\nj1,0,1,10,u\nj2,1,1,10,\"ab") +
+                                 '\0' + "c\"\n";
+        CHECK_THROWS_WITH(parse_canonical_csv(text, "quoted.csv"), Catch::StartsWith("quoted.csv:3:14: NUL byte"));
+    }
 }

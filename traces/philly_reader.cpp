@@ -225,7 +225,9 @@ public:
         auto it = obj.find(key);
         if (it == obj.end() || it->is_null()) return {};
         if (!it->is_string()) fail(key, "a string", *it);
-        return it->get_ref<const std::string&>();
+        const auto& s = it->get_ref<const std::string&>();
+        if (s.find('\0') != std::string::npos) fail(key, "a string without NUL characters (\\u0000)", *it);
+        return s;
     }
 
     /// A time; absent, null, "None" and "" are all missing (the README: logging errors, or still running).
@@ -250,6 +252,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
     trace.path = path;
     trace.format = "philly";
     trace.wall_clock = true;
+    reject_nul_bytes(text, path);  // the CSV form is checked by CsvLines
     const std::vector<Element> elements = split_list(path, text, open);
     std::map<std::string, std::uint32_t, std::less<>> seen;  // jobid -> line
     const std::string kIgnored = "attempts without start or end time ignored (logging errors)";
