@@ -122,6 +122,7 @@ const std::vector<BadFile>& bad_files() {
          {"got 4294967297"}, true},
         {"cluster_cpus_wraps_int.json", Role::Cluster,
          ": node_types.n.cpus: expected an integer >= 0 and <= 2147483647", {"got 4294967296"}, true},
+        {"cluster_duplicate_key.json", Role::Cluster, ": racks[1]: duplicate key \"nodes\"", {}, true},
         // --- profiles (run with a valid trace on the Gavel cluster) ---
         {"profile_no_throughput.json", Role::Profile,
          ": models.ResNet-50 (batch size 64).throughput: expected an object of single-GPU iterations/s", {}, true},
@@ -137,6 +138,8 @@ const std::vector<BadFile>& bad_files() {
         {"profile_params_overflow.json", Role::Profile,
          ": models.ResNet-50 (batch size 64).params: expected an integer >= 1 and <= 1000000000000000",
          {"got 9000000000000000000"}, true},
+        {"profile_duplicate_model.json", Role::Profile, ": models: duplicate key \"ResNet-50 (batch size 64)\"", {},
+         true},
     };
     return files;
 }
@@ -467,6 +470,61 @@ TEST_CASE("transforms that push submit times past engine time exit 2 naming the 
         check_input_error(r);
         CHECK(r.err.find(trace + ":3: job 'p1' is submitted at 9e+13 s, expected a time in 0..1e12 s") !=
               std::string::npos);
+    }
+    CHECK_FALSE(std::filesystem::exists(out));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Duplicate keys and NUL characters in the JSON inputs (one check in json_fields covers them all).
+
+TEST_CASE("a key written twice in any JSON input exits 2 naming the file, the object and the key", "[bad-input]") {
+    const std::string out = temp_path("dup.json");
+    std::filesystem::remove(out);
+    SECTION("run config") {
+        const std::string cfg = write_temp("dup-config.json", R"({"policy": "fifo", "seed": 1, "policy": "srtf"})");
+        const CliResult r = run_cli("run --config " + q(cfg) + " --out " + q(out));
+        check_input_error(r);
+        CHECK(r.err.find(cfg + ": (top level): duplicate key \"policy\"") != std::string::npos);
+    }
+    SECTION("run config, nested") {
+        const std::string cfg = write_temp("dup-params.json", R"({"policy": "srtf", "params": {"a": 1, "a": 2}})");
+        const CliResult r = run_cli("run --config " + q(cfg) + " --out " + q(out));
+        check_input_error(r);
+        CHECK(r.err.find(cfg + ": params: duplicate key \"a\"") != std::string::npos);
+    }
+    SECTION("sweep spec") {
+        const std::string spec = write_temp(
+            "dup-sweep.json", R"({"base": {"trace": "x.csv"}, "grid": {"seed": [1, 2]}, "grid": {"seed": [3]}})");
+        const CliResult r = run_cli("sweep " + q(spec) + " --out " + q(temp_path("dup-sweep-out")));
+        check_input_error(r);
+        CHECK(r.err.find(spec + ": (top level): duplicate key \"grid\"") != std::string::npos);
+    }
+    SECTION("cluster, deep inside an array") {
+        const std::string cluster = write_temp(
+            "dup-alias.json", R"({"gpu_types": {"g": {"aliases": ["x"]}},
+                "node_types": {"n": {"gpu_type": "g", "gpus": 1}},
+                "racks": [{"node_type": "n", "nodes": 1}, [{"a": 1}, {"b": 1, "b": 2}]]})");
+        const CliResult r = run_cli("validate " + q(cluster));
+        check_input_error(r);
+        CHECK(r.err.find(cluster + ": racks[1][1]: duplicate key \"b\"") != std::string::npos);
+    }
+    SECTION("the same key in sibling objects is fine") {
+        const std::string cluster = write_temp(
+            "sibling-keys.json", R"({"gpu_types": {"g": {}}, "node_types": {"n": {"gpu_type": "g", "gpus": 1}},
+                "racks": [{"node_type": "n", "nodes": 1}, {"node_type": "n", "nodes": 2}]})");
+        CHECK(run_cli("validate " + q(cluster)).exit_code == 0);
+    }
+    SECTION("a NUL character in a JSON string or key") {
+        const std::string cluster = write_temp(
+            "nul-name.json", R"({"name": "a\u0000b", "gpu_types": {"g": {}},
+                "node_types": {"n": {"gpu_type": "g", "gpus": 1}}, "racks": [{"node_type": "n", "nodes": 1}]})");
+        const CliResult r = run_cli("validate " + q(cluster));
+        check_input_error(r);
+        CHECK(r.err.find(cluster + ": name: NUL character in a string") != std::string::npos);
+        const std::string profile = write_temp("nul-key.json", R"({"models": {"m\u0000": {"throughput": {"g": 1}}}})");
+        const CliResult k = run_cli("validate " + q(profile));
+        check_input_error(k);
+        CHECK(k.err.find(profile + ": models: NUL character in a key") != std::string::npos);
     }
     CHECK_FALSE(std::filesystem::exists(out));
 }
