@@ -105,6 +105,12 @@ const std::vector<BadFile>& bad_files() {
         {"trace_wrong_field_count.csv", Role::Trace, ":3: expected 5 fields as in the header, got 4", {}, true},
         {"trace_unterminated_quote.csv", Role::Trace, ":3: unterminated quoted field", {}, true},
         {"trace_nul_in_job_id.csv", Role::Trace, ":3:2: NUL byte", {"expected text without NUL characters"}, true},
+        {"trace_min_num_gpus_above_num_gpus.csv", Role::Trace,
+         ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4)", {"got '5'"}, true},
+        {"trace_max_num_gpus_below_num_gpus.csv", Role::Trace,
+         ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000", {"got '3'"}, true},
+        {"trace_min_num_gpus_not_integer.csv", Role::Trace, ":3: column 'min_num_gpus': expected an integer",
+         {"got '1.5'"}, true},
         // --- clusters (run with a valid trace and the Gavel profile) ---
         {"cluster_racks_empty.json", Role::Cluster, ": racks: expected a non-empty array of racks", {"got []"}, true},
         {"cluster_zero_nodes.json", Role::Cluster, ": racks[0].nodes: expected an integer >= 1", {"got 0"}, true},
