@@ -1,6 +1,7 @@
 // Trace framework: format registry and detection, date-times, transforms, stats, generator options.
 #include "models/base/input_error.hpp"
 #include "sim/job_spec.hpp"
+#include "shared_data.hpp"
 #include "test_support.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace_format.hpp"
@@ -263,10 +264,7 @@ TEST_CASE("CLI: trace stats, convert and generate", "[traces]") {
 TEST_CASE("CLI: trace stats on the published Philly and openb files", "[traces][shared-data]") {
     const std::string philly = std::string(DLSIM_SHARED_DATA) + "/traces/pollux/philly.csv";
     const std::string openb = std::string(DLSIM_SHARED_DATA) + "/traces/alibaba_gpu_2023/csv/openb_pod_list_default.csv";
-    if (!std::filesystem::exists(philly) || !std::filesystem::exists(openb)) {
-        WARN("skipped: the public traces are not under " << DLSIM_SHARED_DATA);
-        return;
-    }
+    if (!shared_data_present(philly) || !shared_data_present(openb)) return;
     // Expected figures straight from the files: rows, and GPU-hours from Philly's own gpu_time column.
     std::size_t philly_rows = 0;
     double gpu_seconds = 0;
