@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace dlsim {
@@ -107,9 +108,12 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
         if (!idx) jf::fail(file, path + ".gpu_type", "the name of a GPU type in gpu_types", &v["gpu_type"]);
         nt.gpu_type = *idx;
         if (!v.contains("gpus")) jf::fail(file, path + ".gpus", "the number of GPUs per node (>= 1)");
-        nt.gpus = static_cast<int>(jf::integer(v["gpus"], file, path + ".gpus", 1));
-        if (nt.gpus > 4096) jf::fail(file, path + ".gpus", "at most 4096 GPUs per node", &v["gpus"]);
-        if (v.contains("cpus")) nt.cpus = static_cast<int>(jf::integer(v["cpus"], file, path + ".cpus", 0));
+        // Range-checked as written, then narrowed (a cast first would read 4294967297 as 1).
+        const long long gpus = jf::integer(v["gpus"], file, path + ".gpus", 1);
+        if (gpus > 4096) jf::fail(file, path + ".gpus", "at most 4096 GPUs per node", &v["gpus"]);
+        nt.gpus = static_cast<int>(gpus);
+        if (v.contains("cpus"))
+            nt.cpus = static_cast<int>(jf::integer(v["cpus"], file, path + ".cpus", 0, std::numeric_limits<int>::max()));
         if (v.contains("mem_gb")) nt.mem_gb = jf::number(v["mem_gb"], file, path + ".mem_gb", 0);
         if (v.contains("nics")) jf::integer(v["nics"], file, path + ".nics", 0);
         if (v.contains("nic_gbps")) jf::number(v["nic_gbps"], file, path + ".nic_gbps", 0);

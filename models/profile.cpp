@@ -12,6 +12,8 @@ namespace dlsim {
 
 namespace jf = json_fields;
 
+constexpr long long kMaxParams = 1'000'000'000'000'000;  // 1e15 parameters
+
 std::optional<std::uint32_t> ProfileSet::find_model(const std::string& name) const {
     for (std::uint32_t i = 0; i < models.size(); ++i)
         if (models[i].name == name) return i;
@@ -44,7 +46,8 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
         jf::check_keys(v, file, path, {"params", "grad_dtype", "mem_gb", "throughput", "throughput_n", "description", "source"});
         ModelProfile m;
         m.name = name;
-        if (v.contains("params")) m.params = jf::integer(v["params"], file, path + ".params", 1);
+        // Bounded so that gradient bytes (params x 4) stay inside 64 bits.
+        if (v.contains("params")) m.params = jf::integer(v["params"], file, path + ".params", 1, kMaxParams);
         if (v.contains("grad_dtype")) {
             const std::string dt = jf::string(v["grad_dtype"], file, path + ".grad_dtype");
             if (dt == "fp32") m.grad_bytes_per_param = 4;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 
 namespace dlsim {
@@ -23,7 +24,9 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
         JobSpec s;
         s.submit = to_time(r.submit_time);
         s.num_gpus = r.num_gpus;
-        s.min_gpus = s.max_gpus = r.num_gpus;
+        // Elastic range from the trace (0 = absent: that side stays at num_gpus; neither = rigid).
+        s.min_gpus = r.min_num_gpus > 0 ? r.min_num_gpus : r.num_gpus;
+        s.max_gpus = r.max_num_gpus > 0 ? r.max_num_gpus : r.num_gpus;
 
         if (r.model != 0) {
             auto it = model_of.find(r.model);
@@ -94,13 +97,21 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
             widest = std::max(widest, cluster.gpus_of_type(t));
             if (cluster.gpus_of_type(t) >= s.num_gpus) s.runnable |= GpuTypeMask{1} << t;
         }
-        // The slowest type it may get must still finish within engine time (up to 1e12 s of run time).
+        // A max_num_gpus beyond every type the job may use is not an error (like num_gpus, the job is
+        // only rejected below if num_gpus itself cannot fit): max_gpus is capped at the largest such
+        // type's GPU count, since no allocation can be larger, but never below num_gpus.
+        s.max_gpus = std::max(s.num_gpus, std::min(s.max_gpus, widest));
+        // The slowest type it may get must still finish within engine time (up to 1e12 s of run time),
+        // on the fewest GPUs it may be given (min_gpus; num_gpus for a rigid job).
         for (GpuTypeMask m = s.runnable; m != 0; m &= m - 1) {
             const auto t = static_cast<GpuTypeIdx>(std::countr_zero(m));
-            if (!(s.work / rates.rate(s.model, t, s.num_gpus) <= 1e12))
-                throw InputError(fmt::format("{}: the job would run {:.3g} s on {}, more than the 1e12 s dlsim can "
+            if (!(s.work / rates.rate(s.model, t, s.min_gpus) <= 1e12))
+                throw InputError(fmt::format("{}: the job would run {:.3g} s on {}{}, more than the 1e12 s dlsim can "
                                              "simulate", where(r.work > 0 ? "work" : "duration"),
-                                             s.work / rates.rate(s.model, t, s.num_gpus), cluster.gpu_types[t].name));
+                                             s.work / rates.rate(s.model, t, s.min_gpus), cluster.gpu_types[t].name,
+                                             s.min_gpus < s.num_gpus
+                                                 ? fmt::format(" at its min_num_gpus ({})", s.min_gpus)
+                                                 : std::string()));
         }
         if (s.runnable == 0) {
             std::string why = can_run == 0

@@ -104,6 +104,13 @@ const std::vector<BadFile>& bad_files() {
         {"trace_header_only.csv", Role::Trace, ": no job rows after the header", {}, true},
         {"trace_wrong_field_count.csv", Role::Trace, ":3: expected 5 fields as in the header, got 4", {}, true},
         {"trace_unterminated_quote.csv", Role::Trace, ":3: unterminated quoted field", {}, true},
+        {"trace_nul_in_job_id.csv", Role::Trace, ":3:2: NUL byte", {"expected text without NUL characters"}, true},
+        {"trace_min_num_gpus_above_num_gpus.csv", Role::Trace,
+         ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4)", {"got '5'"}, true},
+        {"trace_max_num_gpus_below_num_gpus.csv", Role::Trace,
+         ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000", {"got '3'"}, true},
+        {"trace_min_num_gpus_not_integer.csv", Role::Trace, ":3: column 'min_num_gpus': expected an integer",
+         {"got '1.5'"}, true},
         // --- clusters (run with a valid trace and the Gavel profile) ---
         {"cluster_racks_empty.json", Role::Cluster, ": racks: expected a non-empty array of racks", {"got []"}, true},
         {"cluster_zero_nodes.json", Role::Cluster, ": racks[0].nodes: expected an integer >= 1", {"got 0"}, true},
@@ -116,6 +123,12 @@ const std::vector<BadFile>& bad_files() {
         {"cluster_typo_field.json", Role::Cluster, ": node_types.v100x4: unknown field \"gpu\"", {"gpus"}, true},
         {"cluster_syntax_error.json", Role::Cluster, ":3:", {"invalid JSON: syntax error"}, true},
         {"cluster_empty.json", Role::Cluster, ": empty file, expected a JSON object", {}, true},
+        // 4294967297 = 2^32 + 1 was read as 1 GPU per node (narrowed to int before the range check).
+        {"cluster_gpus_wraps_int.json", Role::Cluster, ": node_types.n.gpus: expected at most 4096 GPUs per node",
+         {"got 4294967297"}, true},
+        {"cluster_cpus_wraps_int.json", Role::Cluster,
+         ": node_types.n.cpus: expected an integer >= 0 and <= 2147483647", {"got 4294967296"}, true},
+        {"cluster_duplicate_key.json", Role::Cluster, ": racks[1]: duplicate key \"nodes\"", {}, true},
         // --- profiles (run with a valid trace on the Gavel cluster) ---
         {"profile_no_throughput.json", Role::Profile,
          ": models.ResNet-50 (batch size 64).throughput: expected an object of single-GPU iterations/s", {}, true},
@@ -128,6 +141,11 @@ const std::vector<BadFile>& bad_files() {
          ": models.ResNet-50 (batch size 64).grad_dtype: expected one of fp32, fp16, bf16", {"got \"fp64\""}, true},
         {"profile_syntax_error.json", Role::Profile, ":5:5: invalid JSON: syntax error", {}, true},
         {"profile_whitespace_only.json", Role::Profile, ": empty file, expected a JSON object", {}, true},
+        {"profile_params_overflow.json", Role::Profile,
+         ": models.ResNet-50 (batch size 64).params: expected an integer >= 1 and <= 1000000000000000",
+         {"got 9000000000000000000"}, true},
+        {"profile_duplicate_model.json", Role::Profile, ": models: duplicate key \"ResNet-50 (batch size 64)\"", {},
+         true},
     };
     return files;
 }
@@ -413,4 +431,106 @@ TEST_CASE("a profile naming one GPU type twice (case-insensitively) is an input 
     const CliResult r = run_cli("validate " + profile);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find(profile + ": models.m.throughput.v100: expected each GPU type once") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Trace transforms and time units that would put submit times outside engine time.
+
+TEST_CASE("transforms that push submit times past engine time exit 2 naming the flag", "[bad-input]") {
+    const std::string out = temp_path("transform-range.json");
+    std::filesystem::remove(out);
+    auto run = [&](const std::string& trace, const std::string& extra) {
+        return run_cli(run_args(trace, kMinimalCluster, kProfile, out, extra));
+    };
+    SECTION("moderate factors still run") {
+        CHECK(run(kGoodTrace, "--load-scale 0.5").exit_code == 0);
+        CHECK(run(kGoodTrace, "--resample-rate 0.01 --resample-jobs 3").exit_code == 0);
+        std::filesystem::remove(out);
+    }
+    SECTION("--load-scale 1e-300 stretches 5 s of arrivals to 5e300 s") {
+        const CliResult r = run(kGoodTrace, "--load-scale 1e-300");
+        check_input_error(r);
+        CHECK(r.err.find("--load-scale: 1e-300 stretches") != std::string::npos);
+        CHECK(r.err.find("expected a factor >= 5e-12") != std::string::npos);
+    }
+    SECTION("--resample-rate 1e-300 puts the second arrival ~1e303 s out") {
+        const CliResult r = run(kGoodTrace, "--resample-rate 1e-300");
+        check_input_error(r);
+        CHECK(r.err.find("--resample-rate: 1e-300 jobs/hour puts arrival 2 of 2") != std::string::npos);
+        CHECK(r.err.find("expected a rate of") != std::string::npos);
+    }
+    SECTION("--resample-jobs beyond what fits in memory") {
+        const CliResult r = run(kGoodTrace, "--resample-rate 1 --resample-jobs 18446744073709551615");
+        check_input_error(r);
+        CHECK(r.err.find("--resample-jobs: expected at most 100000000 jobs") != std::string::npos);
+    }
+    SECTION("a --time-unit that scales a reader's times past 1e12 s") {
+        // Each time is within the openb reader's limit (1e12 in the file's unit); x100 s is not.
+        const std::string trace = write_temp(
+            "openb-far.csv",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+            "scheduled_time\n"
+            "p0,1,1,1,1000,,LS,Succeeded,0,10,0\n"
+            "p1,1,1,1,1000,,LS,Succeeded,900000000000,900000000010,900000000000\n");
+        const CliResult r = run(trace, "--trace-format alibaba-openb --time-unit 100");
+        check_input_error(r);
+        CHECK(r.err.find(trace + ":3: job 'p1' is submitted at 9e+13 s, expected a time in 0..1e12 s") !=
+              std::string::npos);
+    }
+    CHECK_FALSE(std::filesystem::exists(out));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Duplicate keys and NUL characters in the JSON inputs (one check in json_fields covers them all).
+
+TEST_CASE("a key written twice in any JSON input exits 2 naming the file, the object and the key", "[bad-input]") {
+    const std::string out = temp_path("dup.json");
+    std::filesystem::remove(out);
+    SECTION("run config") {
+        const std::string cfg = write_temp("dup-config.json", R"({"policy": "fifo", "seed": 1, "policy": "srtf"})");
+        const CliResult r = run_cli("run --config " + q(cfg) + " --out " + q(out));
+        check_input_error(r);
+        CHECK(r.err.find(cfg + ": (top level): duplicate key \"policy\"") != std::string::npos);
+    }
+    SECTION("run config, nested") {
+        const std::string cfg = write_temp("dup-params.json", R"({"policy": "srtf", "params": {"a": 1, "a": 2}})");
+        const CliResult r = run_cli("run --config " + q(cfg) + " --out " + q(out));
+        check_input_error(r);
+        CHECK(r.err.find(cfg + ": params: duplicate key \"a\"") != std::string::npos);
+    }
+    SECTION("sweep spec") {
+        const std::string spec = write_temp(
+            "dup-sweep.json", R"({"base": {"trace": "x.csv"}, "grid": {"seed": [1, 2]}, "grid": {"seed": [3]}})");
+        const CliResult r = run_cli("sweep " + q(spec) + " --out " + q(temp_path("dup-sweep-out")));
+        check_input_error(r);
+        CHECK(r.err.find(spec + ": (top level): duplicate key \"grid\"") != std::string::npos);
+    }
+    SECTION("cluster, deep inside an array") {
+        const std::string cluster = write_temp(
+            "dup-alias.json", R"({"gpu_types": {"g": {"aliases": ["x"]}},
+                "node_types": {"n": {"gpu_type": "g", "gpus": 1}},
+                "racks": [{"node_type": "n", "nodes": 1}, [{"a": 1}, {"b": 1, "b": 2}]]})");
+        const CliResult r = run_cli("validate " + q(cluster));
+        check_input_error(r);
+        CHECK(r.err.find(cluster + ": racks[1][1]: duplicate key \"b\"") != std::string::npos);
+    }
+    SECTION("the same key in sibling objects is fine") {
+        const std::string cluster = write_temp(
+            "sibling-keys.json", R"({"gpu_types": {"g": {}}, "node_types": {"n": {"gpu_type": "g", "gpus": 1}},
+                "racks": [{"node_type": "n", "nodes": 1}, {"node_type": "n", "nodes": 2}]})");
+        CHECK(run_cli("validate " + q(cluster)).exit_code == 0);
+    }
+    SECTION("a NUL character in a JSON string or key") {
+        const std::string cluster = write_temp(
+            "nul-name.json", R"({"name": "a\u0000b", "gpu_types": {"g": {}},
+                "node_types": {"n": {"gpu_type": "g", "gpus": 1}}, "racks": [{"node_type": "n", "nodes": 1}]})");
+        const CliResult r = run_cli("validate " + q(cluster));
+        check_input_error(r);
+        CHECK(r.err.find(cluster + ": name: NUL character in a string") != std::string::npos);
+        const std::string profile = write_temp("nul-key.json", R"({"models": {"m\u0000": {"throughput": {"g": 1}}}})");
+        const CliResult k = run_cli("validate " + q(profile));
+        check_input_error(k);
+        CHECK(k.err.find(profile + ": models: NUL character in a key") != std::string::npos);
+    }
+    CHECK_FALSE(std::filesystem::exists(out));
 }

@@ -1,4 +1,5 @@
 // Replay identity and determinism.
+#include "shared_data.hpp"
 #include "test_support.hpp"
 #include "traces/random.hpp"
 
@@ -46,10 +47,7 @@ TEST_CASE("replay identity: every job on its original type and count finishes in
 
 TEST_CASE("replay identity on Gavel's Philly job distribution (33,192 jobs)", "[replay][shared-data]") {
     const std::string path = std::string(DLSIM_SHARED_DATA) + "/gavel/philly_job_distribution.csv";
-    if (!std::filesystem::exists(path)) {
-        WARN("skipped: " << path << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(path)) return;
     // duration_s,num_gpus -> a canonical trace, all submitted at 0, on 9,015 nodes of 8 GPUs (72,120 GPUs
     // for the 72,114 the jobs need together).
     std::string csv = "job_id,submit_time,num_gpus,duration\n", text = slurp(path);

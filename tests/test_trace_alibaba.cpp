@@ -16,6 +16,7 @@
 #include "models/base/input_error.hpp"
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
+#include "shared_data.hpp"
 #include "test_support.hpp"
 #include "traces/trace_format.hpp"
 
@@ -434,13 +435,10 @@ TEST_CASE("cluster_from_pai_machines: malformed lines name file:line and the col
 
 // ---------------------------------------------------------------- real data
 
-TEST_CASE("alibaba-openb: the published default pod list, counted independently", "[traces]") {
+TEST_CASE("alibaba-openb: the published default pod list, counted independently", "[traces][shared-data]") {
     const std::string dir = std::string(DLSIM_SHARED_DATA) + "/traces/alibaba_gpu_2023/csv";
     const std::string pods = dir + "/openb_pod_list_default.csv";
-    if (!std::filesystem::exists(pods)) {
-        WARN("skipped: " << pods << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(pods)) return;
     // Independent count: rows, pending (empty scheduled_time, the last column), CPU-only among the scheduled.
     const auto rows = read_rows(pods, ',', true);
     REQUIRE(std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.size() == 11; }));
@@ -474,13 +472,10 @@ TEST_CASE("alibaba-openb: the published default pod list, counted independently"
                           Catch::Contains(multi + ":1: missing column") && Catch::Contains("multigpu"));
 }
 
-TEST_CASE("alibaba-openb: the published GPU node list as a cluster", "[traces]") {
+TEST_CASE("alibaba-openb: the published GPU node list as a cluster", "[traces][shared-data]") {
     const std::string nodes =
         std::string(DLSIM_SHARED_DATA) + "/traces/alibaba_gpu_2023/csv/openb_node_list_gpu_node.csv";
-    if (!std::filesystem::exists(nodes)) {
-        WARN("skipped: " << nodes << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(nodes)) return;
     std::map<std::string, long long> gpus_of;
     std::size_t gpu_nodes = 0;
     long long gpus = 0;
@@ -507,13 +502,10 @@ TEST_CASE("alibaba-openb: the published GPU node list as a cluster", "[traces]")
     CHECK(c.gpu_types[c.reference_gpu_type].name == widest->first);
 }
 
-TEST_CASE("alibaba-openb: the published pods replay with fifo on the published GPU nodes", "[traces]") {
+TEST_CASE("alibaba-openb: the published pods replay with fifo on the published GPU nodes", "[traces][shared-data]") {
     const std::string dir = std::string(DLSIM_SHARED_DATA) + "/traces/alibaba_gpu_2023/csv";
     const std::string nodes = dir + "/openb_node_list_gpu_node.csv";
-    if (!std::filesystem::exists(nodes)) {
-        WARN("skipped: " << nodes << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(nodes)) return;
     std::map<std::string, long long> gpus_of;  // GPU model -> GPUs in the node list
     for (const auto& r : read_rows(nodes, ',', true))
         if (std::stoll(r[3]) > 0) gpus_of[r[4]] += std::stoll(r[3]);
@@ -522,10 +514,7 @@ TEST_CASE("alibaba-openb: the published pods replay with fifo on the published G
     // The default list has no gpu_spec; gpuspec25 constrains a quarter of the GPU pods to named types.
     for (const std::string name : {"openb_pod_list_default.csv", "openb_pod_list_gpuspec25.csv"}) {
         const std::string pods = dir + "/" + name;
-        if (!std::filesystem::exists(pods)) {
-            WARN("skipped: " << pods << " not found");
-            continue;
-        }
+        if (!shared_data_present(pods)) continue;
         INFO(pods);
         // Independently: which scheduled GPU pods can never run (no allowed type present, or wider than every
         // allowed type's GPUs)?
@@ -560,20 +549,15 @@ TEST_CASE("alibaba-openb: the published pods replay with fifo on the published G
     }
 }
 
-TEST_CASE("cluster_from_pai_machines: the published pai_machine_spec, counted independently", "[traces]") {
+TEST_CASE("cluster_from_pai_machines: the published pai_machine_spec, counted independently", "[traces][shared-data]") {
     const std::string archive = std::string(DLSIM_SHARED_DATA) + "/traces/alibaba_pai_2020/pai_machine_spec.tar.gz";
-    if (!std::filesystem::exists(archive)) {
-        WARN("skipped: " << archive << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(archive)) return;
     const std::filesystem::path dir = std::filesystem::path(test::temp_path("pai_spec"));
     std::filesystem::create_directories(dir);
     const std::string cmd = "tar -xzf '" + archive + "' -C '" + dir.string() + "' 2>/dev/null";
     const std::string csv = (dir / "pai_machine_spec.csv").string();
-    if (std::system(cmd.c_str()) != 0 || !std::filesystem::exists(csv)) {
-        WARN("skipped: could not extract " << archive << " with tar");
-        return;
-    }
+    // The archive is there: failing to unpack it is a failure, not a skip.
+    if (std::system(cmd.c_str()) != 0 || !std::filesystem::exists(csv)) FAIL("could not extract " << archive << " with tar");
     std::size_t machines = 0, cpu_only = 0;
     long long gpus = 0;
     std::map<std::string, long long> gpus_of;

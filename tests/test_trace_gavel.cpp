@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "shared_data.hpp"
 #include "test_support.hpp"
 #include "traces/trace_format.hpp"
 
@@ -170,10 +171,7 @@ TEST_CASE("gavel: malformed rows are skipped and counted by reason", "[traces]")
 
 TEST_CASE("gavel: every shared msr and physical_cluster trace loads and matches the file", "[traces][shared-data]") {
     const std::string root = std::string(DLSIM_SHARED_DATA) + "/traces/gavel";
-    if (!std::filesystem::exists(root + "/msr/seed=0")) {
-        WARN("skipped: " << root << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(root + "/msr/seed=0")) return;
     const ProfileSet profiles = load_profiles(std::string(DLSIM_SOURCE_DIR) + "/models/profiles/gavel.json");
     std::size_t files = 0, jobs = 0;
     for (const auto& dir : {root + "/msr/seed=0", root + "/physical_cluster"}) {
@@ -215,10 +213,7 @@ TEST_CASE("gavel: every shared msr and physical_cluster trace loads and matches 
 
 TEST_CASE("gavel: every shared msr trace runs with fifo on Gavel's 36:36:36 cluster", "[traces][shared-data]") {
     const std::string root = std::string(DLSIM_SHARED_DATA) + "/traces/gavel/msr/seed=0";
-    if (!std::filesystem::exists(root)) {
-        WARN("skipped: " << root << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(root)) return;
     RunInputs base;
     base.cluster = parse_cluster(slurp(std::string(DLSIM_SOURCE_DIR) + "/models/clusters/gavel_simulated.json"),
                                  "gavel_simulated.json");

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/base/input_error.hpp"
+#include "shared_data.hpp"
 #include "test_support.hpp"
 #include "traces/trace_format.hpp"
 
@@ -220,10 +221,7 @@ TEST_CASE("helios/acme: detection claims each format's own headers only", "[trac
 TEST_CASE("helios/acme: detection claims no file of the shared data (summaries, not job logs)",
           "[traces][shared-data]") {
     const std::string root = std::string(DLSIM_SHARED_DATA) + "/traces";
-    if (!std::filesystem::exists(root)) {
-        WARN("skipped: " << root << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(root)) return;
     // The Helios and Acme folders hold capacity tables and per-cluster summaries: no reader of ours applies.
     for (const char* f : {"helios/helios_cluster_summary.csv", "helios/Venus_cluster_gpu_number.csv",
                           "helios/Earth_cluster_gpu_number.csv", "helios/Venus_cluster_throughput.csv",

@@ -7,6 +7,7 @@
 
 #include "traces/cluster_import.hpp"
 #include "models/base/input_error.hpp"
+#include "shared_data.hpp"
 #include "test_support.hpp"
 #include "traces/trace_format.hpp"
 
@@ -288,10 +289,7 @@ TEST_CASE("philly cluster_machine_list: one GPU type per memory size, exact spec
 
 TEST_CASE("philly real data: pollux/philly.csv jobs and GPU-hours", "[traces][shared-data]") {
     const std::string path = std::string(DLSIM_SHARED_DATA) + "/traces/pollux/philly.csv";
-    if (!std::filesystem::exists(path)) {
-        WARN("skipped: " << path << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(path)) return;
     const auto start = std::chrono::steady_clock::now();
     const Trace t = read_philly_trace(path, {});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -327,10 +325,7 @@ TEST_CASE("philly real data: FIFO replays pollux/philly.csv on the Philly cluste
           "[traces][shared-data]") {
     const std::string trace_path = std::string(DLSIM_SHARED_DATA) + "/traces/pollux/philly.csv";
     const std::string machines = std::string(DLSIM_SHARED_DATA) + "/traces/philly/cluster_machine_list";
-    if (!std::filesystem::exists(trace_path) || !std::filesystem::exists(machines)) {
-        WARN("skipped: " << trace_path << " or " << machines << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(trace_path) || !shared_data_present(machines)) return;
     RunInputs in;
     in.cluster = parse_cluster(cluster_from_philly_machines(machines), "philly.json");
     in.profiles = parse_profiles(R"({"models": {"unused": {"throughput": {"gpu24gb": 1}}}})", "profile.json");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "shared_data.hpp"
 #include "test_support.hpp"
 #include "traces/trace_format.hpp"
 
@@ -218,10 +219,7 @@ TEST_CASE("tiresias/muri: malformed rows are skipped and counted by reason", "[t
 
 TEST_CASE("tiresias: the shared 60_job.csv matches the file", "[traces][shared-data]") {
     const std::string path = std::string(DLSIM_SHARED_DATA) + "/traces/tiresias/60_job.csv";
-    if (!std::filesystem::exists(path)) {
-        WARN("skipped: " << path << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(path)) return;
     CHECK(detect_tiresias(path, first_line(path)));
     CHECK_FALSE(detect_muri(path, first_line(path)));
     const Csv csv = read_csv(path);
@@ -242,10 +240,7 @@ TEST_CASE("tiresias: the shared 60_job.csv matches the file", "[traces][shared-d
 
 TEST_CASE("muri: every shared Muri trace loads, durations are the file's ms / 1000", "[traces][shared-data]") {
     const std::string dir = std::string(DLSIM_SHARED_DATA) + "/traces/muri";
-    if (!std::filesystem::exists(dir)) {
-        WARN("skipped: " << dir << " not found (set DLSIM_SHARED_DATA)");
-        return;
-    }
+    if (!shared_data_present(dir)) return;
     std::vector<std::string> paths;
     for (const auto& e : std::filesystem::directory_iterator(dir))
         if (e.path().extension() == ".csv") paths.push_back(e.path().string());

@@ -1,5 +1,7 @@
 // Trace framework: format registry and detection, date-times, transforms, stats, generator options.
 #include "models/base/input_error.hpp"
+#include "sim/job_spec.hpp"
+#include "shared_data.hpp"
 #include "test_support.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace_format.hpp"
@@ -13,6 +15,9 @@
 #include <filesystem>
 #include <cmath>
 #include <set>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 using namespace dlsim;
 using namespace dlsim::test;
@@ -259,10 +264,7 @@ TEST_CASE("CLI: trace stats, convert and generate", "[traces]") {
 TEST_CASE("CLI: trace stats on the published Philly and openb files", "[traces][shared-data]") {
     const std::string philly = std::string(DLSIM_SHARED_DATA) + "/traces/pollux/philly.csv";
     const std::string openb = std::string(DLSIM_SHARED_DATA) + "/traces/alibaba_gpu_2023/csv/openb_pod_list_default.csv";
-    if (!std::filesystem::exists(philly) || !std::filesystem::exists(openb)) {
-        WARN("skipped: the public traces are not under " << DLSIM_SHARED_DATA);
-        return;
-    }
+    if (!shared_data_present(philly) || !shared_data_present(openb)) return;
     // Expected figures straight from the files: rows, and GPU-hours from Philly's own gpu_time column.
     std::size_t philly_rows = 0;
     double gpu_seconds = 0;
@@ -314,4 +316,153 @@ TEST_CASE("CLI: trace stats on the published Philly and openb files", "[traces][
     CHECK(os["format"] == "alibaba-openb");
     CHECK(os["report"]["rows_read"] == pods);
     CHECK(os["report"]["dropped"]["pending (never scheduled)"] == pending);
+}
+
+// ---------------------------------------------------------------- NUL bytes
+
+TEST_CASE("every trace reader rejects a NUL byte with file:line:column", "[traces]") {
+    // Each fixture with a NUL inserted after the first character of line 2 (a job id or name in most).
+    const std::string data = std::string(DLSIM_TEST_DATA) + "/traces/";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"csv", std::string(DLSIM_TEST_DATA) + "/bad/good_trace.csv"},
+        {"philly", data + "philly/philly_jobs.csv"},
+        {"philly", data + "philly/cluster_job_log"},
+        {"gavel", data + "gavel/msr_small.trace"},
+        {"tiresias", data + "tiresias/small_job.csv"},
+        {"muri", data + "muri/small_trace.csv"},
+        {"alibaba-openb", data + "alibaba_openb/openb_pod_list_sample.csv"},
+        {"helios", data + "helios/cluster_log.csv"},
+        {"acme", data + "acme/trace_seren.csv"},
+    };
+    for (const auto& [format, source] : cases) {
+        DYNAMIC_SECTION(format << " " << source) {
+            std::string text = slurp(source);
+            REQUIRE(read_trace(source, format, ReadOptions{}).jobs.size() > 0);  // the fixture itself reads
+            const std::size_t line2 = text.find('\n') + 1;
+            text.insert(line2 + 1, 1, '\0');
+            const std::string name = std::filesystem::path(source).filename().string();
+            const std::string path = write_temp("nul-" + format + "-" + name, text);
+            CHECK_THROWS_WITH(read_trace(path, format, ReadOptions{}),
+                              Catch::StartsWith(path + ":2:2: NUL byte, expected text without NUL characters"));
+            // Not a malformed row that --on-bad-line skip could drop: the file is not text.
+            CHECK_THROWS_AS(read_trace(path, format, skip_bad()), InputError);
+        }
+    }
+    SECTION("philly JSON: an escaped \\u0000 in the job id") {
+        std::string text = slurp(data + "philly/cluster_job_log");
+        const std::string id = "application_1506638472019_14199";
+        REQUIRE(text.find(id) != std::string::npos);
+        text.replace(text.find(id), id.size(), "app\\u0000x");
+        const std::string path = write_temp("nul-escaped-cluster_job_log", text);
+        CHECK_THROWS_WITH(read_trace(path, "philly", ReadOptions{}),
+                          Catch::StartsWith(path + ":2: column 'jobid': expected a string without NUL characters"));
+    }
+    SECTION("canonical CSV: a NUL inside a quoted field of a later line") {
+        const std::string text = std::string("job_id,submit_time,num_gpus,duration,user\nj1,0,1,10,u\nj2,1,1,10,\"ab") +
+                                 '\0' + "c\"\n";
+        CHECK_THROWS_WITH(parse_canonical_csv(text, "quoted.csv"), Catch::StartsWith("quoted.csv:3:14: NUL byte"));
+    }
+}
+
+// ---------------------------------------------------------------- elastic jobs
+
+TEST_CASE("canonical CSV: min_num_gpus and max_num_gpus read, written back and resolved", "[traces]") {
+    // Type g: 2 nodes x 4 = 8 GPUs; type h: 1 node x 2 = 2 GPUs. Jobs without a model run on both.
+    const std::string cluster_json = R"({"gpu_types": {"g": {}, "h": {}},
+        "node_types": {"ng": {"gpu_type": "g", "gpus": 4}, "nh": {"gpu_type": "h", "gpus": 2}},
+        "racks": [{"node_type": "ng", "nodes": 2}, {"node_type": "nh", "nodes": 1}]})";
+    const std::string csv =
+        "job_id,submit_time,num_gpus,duration,allowed_gpu_types,min_num_gpus,max_num_gpus\n"
+        "rigid,0,2,10,,,\n"          // neither column: rigid
+        "elastic,1,4,10,,2,8\n"      // both sides
+        "shrink,2,4,10,,1,\n"        // only a minimum: max stays num_gpus
+        "grow,3,2,10,,,6\n"          // only a maximum
+        "capped,4,2,10,,,64\n"       // more than any type has: capped at the largest (g, 8)
+        "h-only,5,2,10,h,1,6\n"      // may use only h (2 GPUs): capped at 2
+        "same,6,3,10,,3,3\n"         // written out, equal to num_gpus
+        "too-big,7,16,10,,8,32\n";   // num_gpus fits no type: rejected; max never below num_gpus
+    const Trace trace = parse_canonical_csv(csv, "elastic.csv");
+    REQUIRE(trace.jobs.size() == 8);
+    const std::vector<std::pair<int, int>> recorded = {{0, 0}, {2, 8}, {1, 0}, {0, 6}, {0, 64}, {1, 6}, {3, 3}, {8, 32}};
+    for (std::size_t i = 0; i < recorded.size(); ++i) {
+        INFO(trace.jobs[i].id);
+        CHECK(trace.jobs[i].min_num_gpus == recorded[i].first);
+        CHECK(trace.jobs[i].max_num_gpus == recorded[i].second);
+    }
+
+    const Cluster cluster = parse_cluster(cluster_json, "cluster.json");
+    const ProfileSet profiles = parse_profiles(kUnusedProfile, "profile.json");
+    const RateModel rates(cluster, profiles);
+    const ResolvedJobs resolved = resolve_jobs(trace, cluster, profiles, rates, false);
+    REQUIRE(resolved.jobs.size() == 8);
+    struct Expected { int num, min, max; };
+    const std::vector<Expected> expected = {{2, 2, 2}, {4, 2, 8}, {4, 1, 4}, {2, 2, 6},
+                                            {2, 2, 8}, {2, 1, 2}, {3, 3, 3}, {16, 8, 16}};
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        INFO(trace.jobs[i].id);
+        CHECK(resolved.jobs[i].num_gpus == expected[i].num);
+        CHECK(resolved.jobs[i].min_gpus == expected[i].min);
+        CHECK(resolved.jobs[i].max_gpus == expected[i].max);
+    }
+    CHECK(resolved.rejected.size() == 1);
+    CHECK(resolved.rejected.count(7) == 1);
+
+    // Written back (as `dlsim trace convert` does) with both columns, empty where absent; read back equal.
+    std::ostringstream out;
+    write_canonical_csv(trace, out);
+    const std::string written = out.str();
+    CHECK(written.substr(0, written.find('\n')) ==
+          "job_id,submit_time,num_gpus,duration,allowed_gpu_types,min_num_gpus,max_num_gpus");
+    CHECK(written.find("\nrigid,0,2,10,,,\n") != std::string::npos);
+    CHECK(written.find("\nshrink,2,4,10,,1,\n") != std::string::npos);
+    CHECK(written.find("\nh-only,5,2,10,h,1,6\n") != std::string::npos);
+    const Trace back = parse_canonical_csv(written, "back.csv");
+    REQUIRE(back.jobs.size() == trace.jobs.size());
+    for (std::size_t i = 0; i < back.jobs.size(); ++i) {
+        CHECK(back.jobs[i].min_num_gpus == trace.jobs[i].min_num_gpus);
+        CHECK(back.jobs[i].max_num_gpus == trace.jobs[i].max_num_gpus);
+    }
+
+    // A trace without the columns is written without them, and its jobs stay rigid.
+    std::ostringstream plain;
+    write_canonical_csv(small_trace(), plain);
+    CHECK(plain.str().find("num_gpus,duration,vc,status\n") != std::string::npos);
+    CHECK(plain.str().find("min_num_gpus") == std::string::npos);
+}
+
+TEST_CASE("canonical CSV: bad min_num_gpus and max_num_gpus name file:line and the column", "[traces]") {
+    const std::string header = "job_id,submit_time,num_gpus,duration,min_num_gpus,max_num_gpus\nok,0,4,10,2,8\n";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"j,1,4,10,0,8\n", ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '0'"},
+        {"j,1,4,10,5,8\n", ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '5'"},
+        {"j,1,4,10,-1,8\n", ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '-1'"},
+        {"j,1,4,10,2.5,8\n", ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '2.5'"},
+        {"j,1,4,10,2,3\n", ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000, got '3'"},
+        {"j,1,4,10,2,x\n", ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000, got 'x'"},
+        // 2^32 + 8 would read as 8 if narrowed to int before the range check.
+        {"j,1,4,10,2,4294967304\n",
+         ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000, got '4294967304'"},
+    };
+    for (const auto& [row, message] : cases) {
+        INFO(row);
+        CHECK_THROWS_WITH(parse_canonical_csv(header + row, "elastic-bad.csv"), "elastic-bad.csv" + message);
+    }
+    // Skippable like any malformed row, counted by the column.
+    const Trace t = parse_canonical_csv(header + "j,1,4,10,5,8\n", "skip.csv", BadLinePolicy::Skip);
+    CHECK(t.jobs.size() == 1);
+    CHECK(t.report.dropped.at("bad min_num_gpus") == 1);
+}
+
+TEST_CASE("an elastic job must finish within engine time on its min_num_gpus", "[traces]") {
+    // 1e12 s on 4 GPUs is the limit; on 1 GPU it would run 4e12 s.
+    const Cluster cluster = parse_cluster(homogeneous_cluster_json(1, 4), "cluster.json");
+    const ProfileSet profiles = parse_profiles(kUnusedProfile, "profile.json");
+    const RateModel rates(cluster, profiles);
+    const Trace rigid = parse_canonical_csv("job_id,submit_time,num_gpus,duration\nj,0,4,1e12\n", "rigid.csv");
+    CHECK(resolve_jobs(rigid, cluster, profiles, rates, false).jobs.size() == 1);
+    const Trace elastic = parse_canonical_csv("job_id,submit_time,num_gpus,duration,min_num_gpus\nj,0,4,1e12,1\n",
+                                              "elastic.csv");
+    CHECK_THROWS_WITH(resolve_jobs(elastic, cluster, profiles, rates, false),
+                      Catch::StartsWith("elastic.csv:2: column 'duration': the job would run 4e+12 s on g at its "
+                                        "min_num_gpus (1)"));
 }

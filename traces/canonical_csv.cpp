@@ -18,11 +18,12 @@ namespace {
 
 enum Column {
     kJobId, kSubmitTime, kNumGpus, kDuration, kModel, kGpuType, kAllowedGpuTypes, kGpuFraction, kWork,
-    kUser, kVc, kStatus, kPriority, kNumColumns
+    kUser, kVc, kStatus, kPriority, kMinNumGpus, kMaxNumGpus, kNumColumns
 };
 constexpr std::array<const char*, kNumColumns> kColumnNames = {
     "job_id", "submit_time", "num_gpus", "duration", "model", "gpu_type", "allowed_gpu_types",
-    "gpu_fraction", "work", "user", "vc", "status", "priority"};
+    "gpu_fraction", "work", "user", "vc", "status", "priority", "min_num_gpus", "max_num_gpus"};
+constexpr long long kMaxJobGpus = 1'000'000;
 constexpr int kRequired = 4;  // the first four columns
 
 class RowParser {
@@ -42,6 +43,14 @@ public:
         auto v = parse_double(raw(f, c));
         if (!v || *v < lo || (!lo_inclusive && *v == lo) || *v > hi) fail(c, expected, raw(f, c));
         return *v;
+    }
+
+    /// An integer in [lo, hi], checked before it is narrowed to int.
+    int integer(const std::vector<std::string_view>& f, Column c, long long lo, long long hi,
+                std::string_view expected) const {
+        auto v = parse_integer(raw(f, c));
+        if (!v || *v < lo || *v > hi) fail(c, expected, raw(f, c));
+        return static_cast<int>(*v);
     }
 
 private:
@@ -95,7 +104,7 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
             if (id.empty()) row.fail(kJobId, "a non-empty job id", id);
             job.submit_time = row.number(fields, kSubmitTime, 0, true, 1e12, "a time in seconds >= 0");
             auto gpus = parse_integer(row.raw(fields, kNumGpus));
-            if (!gpus || *gpus < 1 || *gpus > 1'000'000)
+            if (!gpus || *gpus < 1 || *gpus > kMaxJobGpus)
                 row.fail(kNumGpus, "an integer number of GPUs >= 1", row.raw(fields, kNumGpus));
             job.num_gpus = static_cast<int>(*gpus);
             job.duration = row.number(fields, kDuration, 1e-6, true, 1e12, "a duration in seconds > 0 (at least 1 us)");
@@ -105,6 +114,14 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
                 job.gpu_fraction = row.number(fields, kGpuFraction, 0, false, 1, "a fraction in (0, 1]");
             if (row.has(kPriority) && !row.raw(fields, kPriority).empty())
                 job.priority = row.number(fields, kPriority, -1e300, true, 1e300, "a number");
+            // The elastic range, each side optional: an empty cell (or no column) leaves it at num_gpus.
+            if (row.has(kMinNumGpus) && !row.raw(fields, kMinNumGpus).empty())
+                job.min_num_gpus = row.integer(fields, kMinNumGpus, 1, job.num_gpus,
+                                               fmt::format("an integer number of GPUs in 1..num_gpus ({})", job.num_gpus));
+            if (row.has(kMaxNumGpus) && !row.raw(fields, kMaxNumGpus).empty())
+                job.max_num_gpus = row.integer(
+                    fields, kMaxNumGpus, job.num_gpus, kMaxJobGpus,
+                    fmt::format("an integer number of GPUs in num_gpus ({})..{}", job.num_gpus, kMaxJobGpus));
             if (row.has(kAllowedGpuTypes)) {
                 std::string_view allowed = row.raw(fields, kAllowedGpuTypes);
                 for (std::size_t start = 0; !allowed.empty();) {
@@ -179,6 +196,8 @@ void write_canonical_csv(const Trace& trace, std::ostream& out) {
         use[kVc] |= j.vc != 0;
         use[kStatus] |= j.status != 0;
         use[kPriority] |= j.priority != 0;
+        use[kMinNumGpus] |= j.min_num_gpus != 0;
+        use[kMaxNumGpus] |= j.max_num_gpus != 0;
     }
     std::string header;
     for (int c = 0; c < kNumColumns; ++c) {
@@ -216,6 +235,9 @@ void write_canonical_csv(const Trace& trace, std::ostream& out) {
         if (use[kVc]) field(line, trace.strings[j.vc]);
         if (use[kStatus]) field(line, trace.strings[j.status]);
         if (use[kPriority]) line.append(fmt::format(",{}", j.priority));
+        // 0 is "absent": an empty cell, which reads back as absent.
+        if (use[kMinNumGpus]) line.append(j.min_num_gpus != 0 ? fmt::format(",{}", j.min_num_gpus) : std::string(","));
+        if (use[kMaxNumGpus]) line.append(j.max_num_gpus != 0 ? fmt::format(",{}", j.max_num_gpus) : std::string(","));
         out << line << '\n';
     }
 }

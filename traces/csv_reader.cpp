@@ -29,6 +29,16 @@ void require_header(CsvLines& csv, std::vector<std::string_view>& fields, std::s
     }
 }
 
+void reject_nul_bytes(std::string_view text, std::string_view origin) {
+    const std::size_t at = text.find('\0');
+    if (at == std::string_view::npos) return;
+    const std::string_view before = text.substr(0, at);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+    throw InputError(fmt::format("{}:{}:{}: NUL byte, expected text without NUL characters (a binary or UTF-16 file?)",
+                                 origin, line, at - line_start + 1));
+}
+
 std::string read_whole_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw InputError(fmt::format("{}: cannot open file", path));
@@ -45,7 +55,9 @@ std::string read_whole_file(const std::string& path) {
 CsvLines::CsvLines(const std::string& path, char separator) : CsvLines(read_whole_file(path), path, separator) {}
 
 CsvLines::CsvLines(std::string text, std::string origin, char separator)
-    : text_(std::move(text)), origin_(std::move(origin)), sep_(separator) {}
+    : text_(std::move(text)), origin_(std::move(origin)), sep_(separator) {
+    reject_nul_bytes(text_, origin_);
+}
 
 bool CsvLines::next(std::vector<std::string_view>& fields) {
     fields.clear();

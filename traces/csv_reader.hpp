@@ -35,6 +35,11 @@ private:
 /// stringstream copy costs twice as much). A missing file is an InputError naming it.
 std::string read_whole_file(const std::string& path);
 
+/// Rejects a NUL byte anywhere in a trace's text with an InputError "<origin>:<line>:<column>: ..." (the
+/// 1-based byte column in that line). Every trace reader calls it on the whole text before reading rows,
+/// so no job id, name or other string field can carry one (CsvLines does it for the readers built on it).
+void reject_nul_bytes(std::string_view text, std::string_view origin);
+
 /// Drops a leading UTF-8 byte-order mark (Excel writes one at the start of CSV files).
 std::string_view strip_bom(std::string_view s);
 

@@ -124,6 +124,7 @@ Trace read_gavel_trace(const std::string& path, const ReadOptions& options) {
     // Gavel's parse_trace splits on tabs with no quoting (a command may hold quotes), so CsvLines'
     // RFC 4180 unquoting is not used: lines are split on '\t' as they are.
     const std::string text = read_whole_file(path);
+    reject_nul_bytes(text, path);
     trace.jobs.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     std::vector<std::string_view> fields;
     const Form* form = nullptr;

@@ -31,6 +31,9 @@ struct JobRecord {
     std::string id;              ///< kept as given
     double submit_time = 0;      ///< s from the trace start
     int num_gpus = 1;
+    /// Elastic range (canonical columns min_num_gpus, max_num_gpus): 1 <= min <= num_gpus <= max.
+    /// 0 = the column was absent or empty for this job; a job with neither is rigid.
+    int min_num_gpus = 0, max_num_gpus = 0;
     double duration = 0;         ///< s it ran in the original cluster
     double work = 0;             ///< iterations; 0 = derive from duration
     double gpu_fraction = 1;     ///< (0, 1]

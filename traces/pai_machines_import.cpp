@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string_view>
@@ -58,7 +59,8 @@ std::string cluster_from_pai_machines(const std::string& path) {
         auto n = parse_integer(fields[kCapGpu]);
         if (!n) {  // the published file writes whole numbers; accept "8.0" too
             auto v = parse_double(fields[kCapGpu]);
-            if (v && *v == static_cast<double>(static_cast<long long>(*v))) n = static_cast<long long>(*v);
+            // Range first: converting a double outside long long's range (1e300) is undefined.
+            if (v && *v >= 0 && *v <= 4096 && *v == std::floor(*v)) n = static_cast<long long>(*v);
         }
         if (!n || *n < 0 || *n > 4096) throw fail(kCapGpu, "an integer number of GPUs in 0..4096");
         if (*n == 0 || type == "CPU") {  // CPU-only machines: nothing for a GPU scheduler to use

@@ -225,7 +225,9 @@ public:
         auto it = obj.find(key);
         if (it == obj.end() || it->is_null()) return {};
         if (!it->is_string()) fail(key, "a string", *it);
-        return it->get_ref<const std::string&>();
+        const auto& s = it->get_ref<const std::string&>();
+        if (s.find('\0') != std::string::npos) fail(key, "a string without NUL characters (\\u0000)", *it);
+        return s;
     }
 
     /// A time; absent, null, "None" and "" are all missing (the README: logging errors, or still running).
@@ -250,6 +252,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
     trace.path = path;
     trace.format = "philly";
     trace.wall_clock = true;
+    reject_nul_bytes(text, path);  // the CSV form is checked by CsvLines
     const std::vector<Element> elements = split_list(path, text, open);
     std::map<std::string, std::uint32_t, std::less<>> seen;  // jobid -> line
     const std::string kIgnored = "attempts without start or end time ignored (logging errors)";
@@ -318,7 +321,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
                 if (!at.is_object()) p.fail(col, "an object with start_time, end_time, detail", at);
                 auto start = p.time(at, "start_time", col + ".start_time");
                 auto end = p.time(at, "end_time", col + ".end_time");
-                int count = 0;
+                std::size_t count = 0;  // GPUs of this attempt, bounded before it is narrowed to int
                 if (auto d = at.find("detail"); d != at.end() && !d->is_null()) {
                     if (!d->is_array()) p.fail(col + ".detail", "a list of {ip, gpus}", *d);
                     for (std::size_t m = 0; m < d->size(); ++m) {
@@ -331,14 +334,15 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
                             if (g == machine.end()) p.missing(mcol + ".gpus", "a list of GPU names");
                             p.fail(mcol + ".gpus", "a list of GPU names", *g);
                         }
-                        count += static_cast<int>(g->size());
+                        count += g->size();
                     }
+                    if (count > 1'000'000) p.fail(col + ".detail", "at most 1,000,000 GPUs in one attempt", *d);
                 }
                 if (start && end) {
                     if (*end < *start)
                         p.fail(col + ".end_time", "a time at or after the attempt's start_time", at["end_time"]);
                     run += *end - *start;
-                    gpus = std::max(gpus, count);
+                    gpus = std::max(gpus, static_cast<int>(count));
                     ++usable;
                 } else if (!end && a + 1 == attempts.size()) {
                     still_running = true;

@@ -1,6 +1,7 @@
 #include "traces/trace_transforms.hpp"
 
 #include "models/base/input_error.hpp"
+#include "models/base/sim_time.hpp"
 #include "traces/random.hpp"
 #include "traces/row_parsing.hpp"
 
@@ -53,6 +54,16 @@ void rebase(Trace& trace) {
     trace.time_origin += first;
 }
 
+/// Every submit time must be one the engine can represent. Readers check their own columns, but a
+/// --time-unit multiplies them afterwards; this is the last check before the times become engine time.
+void check_submit_times(const Trace& trace) {
+    for (const auto& j : trace.jobs)
+        if (!(j.submit_time >= 0 && j.submit_time <= kMaxInputSeconds))
+            throw InputError(fmt::format("{}:{}: job '{}' is submitted at {:.6g} s, expected a time in 0..1e12 s "
+                                         "(the range dlsim can simulate; check --time-unit)",
+                                         trace.path, j.line, j.id, j.submit_time));
+}
+
 }  // namespace
 
 void apply_transforms(Trace& trace, const TraceTransforms& t) {
@@ -65,7 +76,13 @@ void apply_transforms(Trace& trace, const TraceTransforms& t) {
         throw InputError(fmt::format("--load-scale: expected a factor > 0, got {}", t.load_scale));
     if (!(t.resample_rate >= 0) || !std::isfinite(t.resample_rate))
         throw InputError(fmt::format("--resample-rate: expected jobs/hour >= 0, got {}", t.resample_rate));
-    if (t.identity()) return;
+    if (t.resample_jobs > kMaxResampledJobs)
+        throw InputError(fmt::format("--resample-jobs: expected at most {} jobs, got {}", kMaxResampledJobs,
+                                     t.resample_jobs));
+    if (t.identity()) {
+        check_submit_times(trace);
+        return;
+    }
 
     if (t.status == "completed") {
         const bool any_status = std::any_of(trace.jobs.begin(), trace.jobs.end(),
@@ -103,6 +120,12 @@ void apply_transforms(Trace& trace, const TraceTransforms& t) {
         double now = 0;
         for (std::size_t i = 0; i < n; ++i) {
             if (i > 0) now += gaps.exponential(t.resample_rate / 3600.0);
+            if (!(now <= kMaxInputSeconds))  // also catches an infinite gap
+                throw InputError(fmt::format(
+                    "--resample-rate: {} jobs/hour puts arrival {} of {} at {:.3g} s, past the 1e12 s dlsim can "
+                    "simulate; expected a rate of roughly {:.3g} jobs/hour or more for {} jobs",
+                    t.resample_rate, i + 1, n, now,
+                    static_cast<double>(n) * 3600.0 / kMaxInputSeconds, n));
             JobRecord j = trace.jobs[pick.below(trace.jobs.size())];
             j.id = fmt::format("{}@{}", j.id, i);
             j.submit_time = std::round(now * 1e6) / 1e6;
@@ -115,7 +138,14 @@ void apply_transforms(Trace& trace, const TraceTransforms& t) {
             t.resample_rate, t.seed));
     }
     if (t.load_scale != 1) {
-        const double first = trace.jobs.front().submit_time;
+        // Sorted above, so the last job spans the trace; a factor below 1 stretches it.
+        const double first = trace.jobs.front().submit_time, span = trace.jobs.back().submit_time - first;
+        const double last = first + span / t.load_scale;
+        if (!(last <= kMaxInputSeconds))
+            throw InputError(fmt::format("--load-scale: {} stretches the trace's {:.6g} s of arrivals to {:.3g} s, "
+                                         "past the 1e12 s dlsim can simulate; expected a factor >= {:.3g}",
+                                         t.load_scale, span, last - first,
+                                         span / (kMaxInputSeconds - first)));
         for (auto& j : trace.jobs) j.submit_time = first + (j.submit_time - first) / t.load_scale;
     }
     if (t.max_jobs > 0 && trace.jobs.size() > t.max_jobs) {
@@ -123,6 +153,7 @@ void apply_transforms(Trace& trace, const TraceTransforms& t) {
         trace.jobs.resize(t.max_jobs);
     }
     trace.report.kept = trace.jobs.size();
+    check_submit_times(trace);
 }
 
 }  // namespace dlsim

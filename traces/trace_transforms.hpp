@@ -10,6 +10,9 @@
 
 namespace dlsim {
 
+/// The most jobs --resample-jobs may draw (each is a full record in memory).
+inline constexpr std::size_t kMaxResampledJobs = 100'000'000;
+
 struct TraceTransforms {
     std::string status = "all";      ///< all | completed (failed and killed jobs consumed GPUs too)
     int min_gpus = 0, max_gpus = 0;  ///< 0 = no bound

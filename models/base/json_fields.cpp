@@ -6,13 +6,100 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
+#include <unordered_set>
+#include <vector>
 
 namespace dlsim::json_fields {
 
+namespace {
+
+/// Follows the parser's events to reject what nlohmann accepts silently: a key written twice in one
+/// object (the last would win) and NUL characters ("\u0000") in keys and strings. It keeps the path of
+/// the value being parsed, for the message.
+class InputChecks {
+public:
+    explicit InputChecks(const std::string& origin) : origin_(origin) {}
+
+    bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
+        using E = Json::parse_event_t;
+        switch (event) {
+            case E::object_start: push(false); break;
+            case E::array_start: push(true); break;
+            case E::key: {
+                Frame& f = frames_[open_ - 1];
+                const auto& key = parsed.get_ref<const std::string&>();
+                if (key.find('\0') != std::string::npos)
+                    fail(fmt::format("{}: NUL character in a key, expected text", path()));
+                if (!f.keys.insert(key).second)
+                    fail(fmt::format("{}: duplicate key \"{}\" (each key may appear once in an object)", path(), key));
+                f.last_key = key;
+                break;
+            }
+            case E::object_end:
+            case E::array_end:
+                --open_;
+                element_done();
+                break;
+            case E::value:
+                if (parsed.is_string() && parsed.get_ref<const std::string&>().find('\0') != std::string::npos)
+                    fail(fmt::format("{}: NUL character in a string, expected text", path(true)));
+                element_done();
+                break;
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool array = false;
+        std::size_t index = 0;                ///< elements finished so far (arrays)
+        std::string last_key;                 ///< the key whose value is being parsed (objects)
+        std::unordered_set<std::string> keys; ///< keys seen (objects)
+    };
+
+    void push(bool array) {
+        if (open_ == frames_.size()) frames_.emplace_back();
+        Frame& f = frames_[open_++];
+        f.array = array;
+        f.index = 0;
+        f.last_key.clear();
+        f.keys.clear();  // frames are reused: the sets keep their buckets
+    }
+
+    void element_done() {
+        if (open_ > 0 && frames_[open_ - 1].array) ++frames_[open_ - 1].index;
+    }
+
+    /// "racks[2].node_type": the open containers, down to the innermost object (or its value).
+    std::string path(bool with_value = false) const {
+        std::string out;
+        const std::size_t n = open_;
+        for (std::size_t i = 0; i < n; ++i) {
+            const bool last = i + 1 == n;
+            // The innermost frame names its element only when a value inside it is at fault.
+            if (last && !with_value) break;
+            const Frame& f = frames_[i];
+            if (f.array) out += fmt::format("[{}]", f.index);
+            else out += (out.empty() ? "" : ".") + f.last_key;
+        }
+        return out.empty() ? "(top level)" : out;
+    }
+
+    [[noreturn]] void fail(const std::string& what) const { throw InputError(fmt::format("{}: {}", origin_, what)); }
+
+    const std::string& origin_;
+    std::vector<Frame> frames_;
+    std::size_t open_ = 0;
+};
+
+}  // namespace
+
 Json parse_text(const std::string& text, const std::string& origin) {
     try {
-        return Json::parse(text);
+        InputChecks checks(origin);
+        return Json::parse(text, std::ref(checks));
     } catch (const Json::parse_error& e) {
         // Turn the byte offset into line:column, which is what a person looks for.
         std::size_t line = 1, col = 1;
@@ -70,10 +157,23 @@ double number(const Json& v, const std::string& file, const std::string& path, d
     return v.get<double>();
 }
 
-long long integer(const Json& v, const std::string& file, const std::string& path, long long min_value) {
-    if (!v.is_number_integer() || v.get<long long>() < min_value)
-        fail(file, path, fmt::format("an integer >= {}", min_value), &v);
-    return v.get<long long>();
+long long integer(const Json& v, const std::string& file, const std::string& path, long long min_value,
+                  long long max_value) {
+    const bool bounded = max_value != std::numeric_limits<long long>::max();
+    auto bad = [&] {
+        fail(file, path,
+             bounded ? fmt::format("an integer >= {} and <= {}", min_value, max_value)
+                     : fmt::format("an integer >= {}", min_value),
+             &v);
+    };
+    if (!v.is_number_integer()) bad();
+    // Unsigned values above the long long range would wrap to negative numbers when read as long long.
+    if (v.is_number_unsigned() &&
+        v.get<unsigned long long>() > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
+        bad();
+    const long long x = v.get<long long>();
+    if (x < min_value || x > max_value) bad();
+    return x;
 }
 
 std::string string(const Json& v, const std::string& file, const std::string& path) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -31,7 +32,10 @@ void check_keys(const Json& obj, const std::string& file, const std::string& pat
 
 const Json& require_object(const Json& v, const std::string& file, const std::string& path);
 double number(const Json& v, const std::string& file, const std::string& path, double min_value);
-long long integer(const Json& v, const std::string& file, const std::string& path, long long min_value);
+/// An integer in [min_value, max_value], checked on the value as written (never after narrowing it):
+/// callers that store it in a narrower type pass that type's bound as max_value.
+long long integer(const Json& v, const std::string& file, const std::string& path, long long min_value,
+                  long long max_value = std::numeric_limits<long long>::max());
 std::string string(const Json& v, const std::string& file, const std::string& path);
 
 }  // namespace dlsim::json_fields

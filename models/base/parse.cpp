@@ -33,6 +33,7 @@ std::optional<long long> parse_integer(std::string_view s) {
 std::optional<double> parse_datetime(std::string_view text) {
     text = trim(text);
     if (text.size() < 19 || text.size() > 40) return std::nullopt;
+    if (text.find('\0') != std::string_view::npos) return std::nullopt;  // strptime would stop there
     std::string s(text);
     if (s[10] == 'T') s[10] = ' ';
     std::tm tm{};
