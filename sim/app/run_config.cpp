@@ -352,7 +352,13 @@ std::string expected_text(const RunConfigKey& k) {
     switch (k.kind) {
         case K::Integer: return fmt::format("an integer in [{}, {}]", k.imin, k.imax);
         case K::Number: return fmt::format("a number in {}{}, {}]", k.min_open ? "(" : "[", show(k.min), show(k.max));
-        case K::Choice: return fmt::format("one of: {}", fmt::join(split_choices(k.choices), ", "));
+        case K::Choice: {  // "a or b", "a, b or c"
+            const auto choices = split_choices(k.choices);
+            std::string out;
+            for (std::size_t i = 0; i < choices.size(); ++i)
+                out += fmt::format("{}{}", i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ", choices[i]);
+            return out;
+        }
         case K::Bool: return "true or false";
         case K::List: return "an array of strings";
         case K::Params: return "an object of parameter: value";

@@ -112,7 +112,7 @@ const RunConfigKey* find_run_config_key(std::string_view key);
 /// The key's long flag (without "--").
 std::string flag_name(const RunConfigKey& key);
 
-/// "an integer in [0, 1000000]", "a number in (0, 1e6]", "one of: error, agnostic", or "" (any text).
+/// "an integer in [0, 1000000]", "a number in (0, 1e6]", "error or agnostic", or "" (any text).
 std::string expected_text(const RunConfigKey& key);
 
 /// Overlays a `--config F.json` file on `config`; unknown keys and bad values are InputErrors.
