@@ -197,6 +197,22 @@ TEST_CASE("run config: every numeric key is range-checked from flags and config 
     }
 }
 
+TEST_CASE("run config: time_unit is a named unit or seconds per unit in (0, 1e6]", "[bad-input]") {
+    const RunConfigKey& k = *find_run_config_key("time_unit");
+    for (const char* text : {"0", "-1", "1e7", "inf", "nan", "days"}) {
+        INFO(text);
+        RunConfig c;
+        CHECK_THROWS_WITH(apply_flag(c, k, {text}), Catch::StartsWith("--time-unit: expected"));
+        CHECK_THROWS_WITH(apply_config_json(c, Json{{"time_unit", text}}, "cfg.json"),
+                          Catch::StartsWith("cfg.json: time_unit: expected"));
+    }
+    RunConfig c;
+    apply_flag(c, k, {"86400"});
+    CHECK(c.time_unit == 86400);
+    apply_config_json(c, Json{{"time_unit", "ms"}}, "cfg.json");
+    CHECK(c.time_unit == 1e-3);
+}
+
 TEST_CASE("run config: --timeseries-points too large or negative exits 2, never a crash", "[bad-input]") {
     // 3689348814741910324 made the bucket count overflow in the metrics (SIGSEGV); -1 was an internal error.
     const std::string out = temp_path("ts.json");
