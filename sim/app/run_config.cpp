@@ -385,16 +385,15 @@ void apply_config_json(RunConfig& c, const Json& doc, const std::string& origin,
     }
     for (const auto& k : kTable) {
         if (!doc.contains(k.key)) continue;
-        const KeyValue value = from_json(k, doc[k.key], origin);
+        KeyValue value = from_json(k, doc[k.key], origin);
+        if (k.kind == K::Path && !base_dir.empty() && std::filesystem::path(value.text).is_relative())
+            value.text = base_dir + "/" + value.text;
         try {
             k.set(c, value, k.key);
         } catch (const InputError& e) {
             throw InputError(fmt::format("{}: {}", origin, e.what()));
         }
     }
-    if (!base_dir.empty())
-        for (std::string* input : {&c.trace, &c.cluster, &c.profiles})
-            if (!input->empty() && std::filesystem::path(*input).is_relative()) *input = base_dir + "/" + *input;
 }
 
 void apply_flag(RunConfig& c, const RunConfigKey& k, const std::vector<std::string>& values) {
