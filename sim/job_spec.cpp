@@ -10,7 +10,7 @@
 namespace dlsim {
 
 ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
-                          const RateModel& rates, bool strict) {
+                          const RateModel& rates, bool strict, UnknownModels unknown_models) {
     ResolvedJobs out;
     out.jobs.reserve(trace.jobs.size());
     std::map<StrId, ModelIdx> model_of;      // interned name -> profile index
@@ -32,17 +32,21 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
             auto it = model_of.find(r.model);
             if (it == model_of.end()) {
                 auto m = profiles.find_model(trace.strings[r.model]);
-                if (!m) {
+                if (!m && unknown_models == UnknownModels::Error) {
                     std::string known;
                     for (std::size_t k = 0; k < profiles.models.size() && k < 6; ++k)
                         known += (k ? "; " : "") + profiles.models[k].name;
                     if (profiles.models.size() > 6) known += "; ...";
-                    throw InputError(fmt::format("{}: model '{}' is not in the throughput profile (known: {})",
+                    throw InputError(fmt::format("{}: model '{}' is not in the throughput profile (known: {}); add it "
+                                                 "to the profile, or give --unknown-models agnostic (run config "
+                                                 "\"unknown_models\": \"agnostic\") to run such jobs without a model",
                                                  where("model"), trace.strings[r.model], known));
                 }
-                it = model_of.emplace(r.model, *m).first;
+                // Agnostic: the job runs as if it named no model (DESIGN.md "Rules of the model").
+                it = model_of.emplace(r.model, m ? *m : kNoModel).first;
             }
             s.model = it->second;
+            if (s.model == kNoModel) ++out.agnostic_jobs;
         }
 
         GpuTypeMask allowed = all_types;

@@ -26,11 +26,19 @@ struct JobSpec {
 struct ResolvedJobs {
     std::vector<JobSpec> jobs;                       ///< in trace order
     std::map<std::uint32_t, std::string> rejected;   ///< job index -> why it can never run here
+    std::uint64_t agnostic_jobs = 0;                 ///< jobs whose model the profile lacks, run without one
+};
+
+/// What to do with a job whose model the profile does not know (run config `unknown_models`).
+enum class UnknownModels {
+    Error,     ///< an InputError naming the job and `--unknown-models agnostic`
+    Agnostic,  ///< run it like a job without a model: equally fast on every type, its duration on its GPUs
 };
 
 /// Resolves every record; a record that names an unknown model or GPU type, or whose duration cannot
-/// be turned into work, is an InputError with file:line. With `strict`, so is a job that can never run.
+/// be turned into work, is an InputError with file:line (an unknown model only under UnknownModels::Error).
+/// With `strict`, so is a job that can never run.
 ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
-                          const RateModel& rates, bool strict);
+                          const RateModel& rates, bool strict, UnknownModels unknown_models = UnknownModels::Error);
 
 }  // namespace dlsim

@@ -68,44 +68,41 @@ std::uint64_t parse_seed(const std::string& text) {
     return seed;
 }
 
-/// The trace flags shared by `run`, `trace stats` and `trace convert`.
-struct TraceFlags {
-    std::string time_unit, on_bad_line = "error", time_window;
-    std::vector<std::string> vcs;
-};
+using KeyFilter = bool (*)(const RunConfigKey&);
 
-void add_trace_options(po::options_description& desc, TraceFlags& f) {
-    desc.add_options()
-        ("trace-format", po::value<std::string>(), "trace format (auto detects it): auto, csv, philly, gavel, tiresias, "
-                                                  "muri, alibaba-openb, alibaba-pai2020, helios, acme")
-        ("time-unit", po::value<std::string>(&f.time_unit), "unit of the trace's relative times: s, ms, us, min, h "
-                                                          "(default: the format's own)")
-        ("on-bad-line", po::value<std::string>(&f.on_bad_line), "malformed trace row: error (default) or skip")
-        ("status", po::value<std::string>(), "keep all jobs (default: failed and killed ones used GPUs too) or completed")
-        ("min-gpus", po::value<int>(), "keep jobs with at least this many GPUs")
-        ("max-gpus", po::value<int>(), "keep jobs with at most this many GPUs")
-        ("vc", po::value<std::vector<std::string>>(&f.vcs)->composing(), "keep only this VC (repeatable)")
-        ("time-window", po::value<std::string>(&f.time_window), "keep jobs submitted in START:END (s from the trace start)")
-        ("resample-rate", po::value<double>(), "re-sample the trace's jobs with Poisson arrivals at this many jobs/hour")
-        ("resample-jobs", po::value<std::size_t>(), "how many jobs to re-sample (default: as many as the trace has)")
-        ("load-scale", po::value<double>(), "divide every inter-arrival gap by this factor")
-        ("max-jobs", po::value<std::size_t>(), "keep the first N jobs by submit time");
+bool every_key(const RunConfigKey&) { return true; }
+/// The flags of `trace stats|convert`: the trace options and the seed of the re-sampling stream.
+bool trace_key(const RunConfigKey& k) { return k.trace_option || std::string_view(k.key) == "seed"; }
+
+/// One flag per run-config key that `filter` keeps, from the table, with its range and default in the help.
+void add_key_options(po::options_description& desc, KeyFilter filter) {
+    for (const RunConfigKey& k : run_config_table()) {
+        if (!filter(k)) continue;
+        const bool ranged = k.kind == KeyKind::Integer || k.kind == KeyKind::Number || k.kind == KeyKind::Choice;
+        const std::string flag = flag_name(k), range = ranged ? expected_text(k) : "";
+        const std::string help = fmt::format("{} ({}default: {})", k.help, range.empty() ? "" : range + "; ", k.default_text);
+        // A po::value<std::string> for every kind: numbers are parsed by the table, never wrapped by Boost.
+        if (k.kind == KeyKind::Bool) desc.add_options()(flag.c_str(), help.c_str());
+        else if (k.kind == KeyKind::List || k.kind == KeyKind::Params)
+            desc.add_options()(flag.c_str(), po::value<std::vector<std::string>>()->composing(), help.c_str());
+        else desc.add_options()(flag.c_str(), po::value<std::string>(), help.c_str());
+    }
 }
 
-void apply_trace_options(const po::variables_map& vm, const TraceFlags& f, RunConfig& c) {
-    if (vm.count("trace-format")) c.trace_format = vm["trace-format"].as<std::string>();
-    if (vm.count("time-unit")) c.time_unit = parse_time_unit(f.time_unit);
-    if (vm.count("on-bad-line")) c.on_bad_line = parse_bad_line_policy(f.on_bad_line, "--on-bad-line");
-    TraceTransforms& t = c.transforms;
-    if (vm.count("status")) t.status = vm["status"].as<std::string>();
-    if (vm.count("min-gpus")) t.min_gpus = vm["min-gpus"].as<int>();
-    if (vm.count("max-gpus")) t.max_gpus = vm["max-gpus"].as<int>();
-    if (!f.vcs.empty()) t.vcs = f.vcs;
-    if (vm.count("time-window")) parse_time_window(f.time_window, t);
-    if (vm.count("resample-rate")) t.resample_rate = vm["resample-rate"].as<double>();
-    if (vm.count("resample-jobs")) t.resample_jobs = vm["resample-jobs"].as<std::size_t>();
-    if (vm.count("load-scale")) t.load_scale = vm["load-scale"].as<double>();
-    if (vm.count("max-jobs")) t.max_jobs = vm["max-jobs"].as<std::size_t>();
+/// Overlays the flags given on the command line (after any config file: flags override it).
+void apply_key_options(const po::variables_map& vm, KeyFilter filter, RunConfig& c) {
+    for (const RunConfigKey& k : run_config_table()) {
+        const std::string flag = flag_name(k);
+        if (!filter(k) || !vm.count(flag)) continue;
+        if (k.excludes) {
+            const std::string other = flag_name(*find_run_config_key(k.excludes));
+            if (vm.count(other)) throw InputError(fmt::format("--{} and --{}: give one of them, not both", flag, other));
+        }
+        std::vector<std::string> values;
+        if (k.kind == KeyKind::List || k.kind == KeyKind::Params) values = vm[flag].as<std::vector<std::string>>();
+        else if (k.kind != KeyKind::Bool) values.push_back(vm[flag].as<std::string>());
+        apply_flag(c, k, values);
+    }
 }
 
 /// Writes a whole output file atomically.
@@ -176,49 +173,17 @@ void print_summary(const RunOutcome& o, const RunConfig& c, double wall) {
 int cmd_run(int argc, char** argv) {
     RunConfig c = default_run_config();
     po::options_description desc("dlsim run options (defaults: the bundled trace, cluster and profile)");
-    std::vector<std::string> params;
-    TraceFlags trace_flags;
     desc.add_options()("help,h", "show this help")
-        ("config", po::value<std::string>(), "run config JSON (one key per long flag); flags override it")
-        ("trace", po::value<std::string>(), "trace file (any supported format, see --trace-format)")
-        ("cluster", po::value<std::string>(), "cluster spec JSON (models/clusters/)")
-        ("profiles", po::value<std::string>(), "throughput profile JSON (models/profiles/)")
-        ("policy", po::value<std::string>(), "scheduling policy (see 'dlsim policies'); default fifo")
-        ("param", po::value<std::vector<std::string>>(&params)->composing(), "policy parameter k=v (repeatable)")
-        ("placement", po::value<std::string>(), "placer (see 'dlsim policies'); default consolidated")
-        ("seed", po::value<std::string>(), "random seed (an integer >= 0); default 0")
-        ("restart-cost", po::value<double>(), "seconds without progress on every restart after a preemption; default 0")
-        ("strict", "a job that can never run on this cluster is an input error (exit 2) instead of rejected")
-        ("timeseries-points", po::value<std::size_t>(), "at most this many time-series buckets; default 2000")
-        ("measure-jobs", po::value<std::string>(), "JCT statistics over the jobs with arrival index in [A, B) only: A:B "
-                                                  "(steady state of a Poisson stream; B may be empty)")
-        ("measure-time", po::value<std::string>(), "JCT statistics over the jobs submitted in [T0, T1) s only: T0:T1")
-        ("out", po::value<std::string>(), "result JSON; default results/run.json")
-        ("jobs-csv", po::value<std::string>(), "also write the per-job table as CSV")
-        ("no-job-records", "leave the per-job records out of the JSON (huge traces)")
-        ("event-log", po::value<std::string>(), "write every start/preemption/finish as JSON lines");
-    add_trace_options(desc, trace_flags);
+        ("config", po::value<std::string>(), "run config JSON: one key per flag below, with '_' for '-' (params: "
+                                             "an object; job_records: false for --no-job-records); flags override it");
+    add_key_options(desc, every_key);
     po::variables_map vm;
     if (!parse(argc, argv, desc, vm)) return 0;
 
     const auto t0 = std::chrono::steady_clock::now();
     if (vm.count("config")) apply_config_file(c, vm["config"].as<std::string>());
-    for (const auto& setting : text_settings()) {
-        std::string flag = setting.key;
-        std::replace(flag.begin(), flag.end(), '_', '-');
-        if (vm.count(flag)) c.*setting.field = vm[flag].as<std::string>();
-    }
-    for (const auto& kv : params) add_param(c, kv);
-    if (vm.count("seed")) c.seed = parse_seed(vm["seed"].as<std::string>());
-    if (vm.count("restart-cost")) c.restart_cost = vm["restart-cost"].as<double>();
-    if (vm.count("strict")) c.strict = true;
-    if (vm.count("timeseries-points")) c.timeseries_points = vm["timeseries-points"].as<std::size_t>();
-    if (vm.count("no-job-records")) c.job_records = false;
-    if (vm.count("measure-jobs") && vm.count("measure-time"))
-        throw InputError("--measure-jobs and --measure-time: give one of them, not both");
-    if (vm.count("measure-jobs")) c.measure = parse_measure_jobs(vm["measure-jobs"].as<std::string>());
-    if (vm.count("measure-time")) c.measure = parse_measure_time(vm["measure-time"].as<std::string>());
-    apply_trace_options(vm, trace_flags, c);
+    apply_key_options(vm, every_key, c);
+    check_run_config(c);
 
     const RunInputs inputs = load_inputs(c);
     report_trace(inputs.trace);
@@ -292,6 +257,7 @@ int cmd_validate(int argc, char** argv) {
     } else {
         RunConfig c = default_run_config();
         apply_config_file(c, path);
+        check_run_config(c);
         builtin_policies().find(c.policy);
         builtin_placers().find(c.placement);
         fmt::print("{}: valid run config\n", path);
@@ -304,13 +270,11 @@ int cmd_trace_read(const std::string& sub, int argc, char** argv) {
     po::options_description desc(sub == "stats" ? "dlsim trace stats FILE: jobs, span, GPU-hours, GPU mix, durations, "
                                                   "arrivals by hour, status mix, VCs"
                                                 : "dlsim trace convert FILE --out F: write the canonical CSV");
-    TraceFlags flags;
-    std::string seed = "0", json_out, out;
-    desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "the trace")
-        ("seed", po::value<std::string>(&seed), "seed of the re-sampling stream; default 0");
+    std::string json_out, out;
+    desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "the trace");
     if (sub == "stats") desc.add_options()("json", po::value<std::string>(&json_out), "also write the figures as JSON");
     else desc.add_options()("out", po::value<std::string>(&out), "output CSV (default: stdout)");
-    add_trace_options(desc, flags);
+    add_key_options(desc, trace_key);
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
@@ -318,8 +282,8 @@ int cmd_trace_read(const std::string& sub, int argc, char** argv) {
     if (!vm.count("file")) throw InputError("trace " + sub + ": expected a trace FILE");
     RunConfig c;
     c.trace = vm["file"].as<std::string>();
-    c.seed = parse_seed(seed);
-    apply_trace_options(vm, flags, c);
+    apply_key_options(vm, trace_key, c);
+    check_run_config(c);
     const Trace trace = load_trace(c);
     report_trace(trace);
     if (sub == "stats") {

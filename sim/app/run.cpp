@@ -28,6 +28,7 @@ double peak_rss_mb() {
 }
 
 Trace load_trace(const RunConfig& c) {
+    check_run_config(c);
     ReadOptions options;
     options.on_bad_line = c.on_bad_line;
     options.time_unit = c.time_unit;
@@ -65,44 +66,11 @@ json_fields::Json params_json(const Params& p) {
     return out;
 }
 
-json_fields::Json measure_json(const MeasureWindow& w) {
-    using json_fields::Json;
-    switch (w.by) {
-        case MeasureWindow::By::Jobs:
-            return {{"by", "jobs"}, {"from", w.first_job}, {"to", w.end_job == UINT64_MAX ? Json() : Json(w.end_job)}};
-        case MeasureWindow::By::Time:
-            return {{"by", "time"}, {"from", w.from}, {"to", w.to < 0 ? Json() : Json(w.to)}};
-        case MeasureWindow::By::All: break;
-    }
-    return {{"by", "all"}};
-}
-
-/// The resolved parameters that identify a run (see run_id in run.hpp).
+/// The resolved parameters that identify a run (see run_id in run.hpp): the run-config table's echo.
 json_fields::Json identity(const RunConfig& c, const InputHashes& hashes, const Params& policy_params,
                            const Params& placer_params) {
-    using json_fields::Json;
-    const TraceTransforms& t = c.transforms;
-    Json transforms = {{"status", t.status},        {"min_gpus", t.min_gpus},
-                       {"max_gpus", t.max_gpus},    {"vc", t.vcs},
-                       {"time_window", {t.window_start, t.window_end < 0 ? Json() : Json(t.window_end)}},
-                       {"resample_rate", t.resample_rate}, {"resample_jobs", t.resample_jobs},
-                       {"load_scale", t.load_scale}, {"max_jobs", t.max_jobs}};
-    Json cfg = Json::object();
-    cfg["trace"] = {{"format", c.trace_format}, {"sha256", hashes.trace}, {"time_unit", c.time_unit},
-                    {"transforms", transforms}};
-    cfg["cluster"] = {{"sha256", hashes.cluster}};
-    cfg["profiles"] = {{"sha256", hashes.profiles}};
-    cfg["policy"] = c.policy;
-    cfg["params"] = params_json(policy_params);
-    cfg["placement"] = c.placement;
-    cfg["placement_params"] = params_json(placer_params);
-    cfg["seed"] = c.seed;
-    cfg["restart_cost"] = c.restart_cost;
-    cfg["strict"] = c.strict;
-    cfg["on_bad_line"] = c.on_bad_line == BadLinePolicy::Skip ? "skip" : "error";
-    cfg["timeseries_points"] = c.timeseries_points;
-    cfg["measure"] = measure_json(c.measure);
-    return cfg;
+    const json_fields::Json policy = params_json(policy_params), placer = params_json(placer_params);
+    return run_identity(c, IdentityContext{&hashes, &policy, &placer});
 }
 
 /// The config's policy and placer with their parameters checked and defaults filled in.
@@ -153,6 +121,11 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     const ResolvedParams params = resolve_all_params(c);
     if (!(c.restart_cost >= 0 && c.restart_cost <= 1e12))
         throw InputError(fmt::format("--restart-cost: expected seconds in [0, 1e12], got {}", c.restart_cost));
+    // The table checks these where they are read; a config built in memory is checked here too.
+    if (c.timeseries_points > kMaxTimeseriesPoints)
+        throw InputError(fmt::format("--timeseries-points: expected an integer in [0, {}], got {}", kMaxTimeseriesPoints,
+                                     c.timeseries_points));
+    check_run_config(c);
 
     RunOutcome out;
     json_fields::Json id = identity(c, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256}, params.policy,
@@ -160,7 +133,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     out.run_id = id_of(id);
     out.config_json = config_json(in, c, std::move(id));
     const RateModel rates(in.cluster, in.profiles);
-    const ResolvedJobs resolved = resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict);
+    const ResolvedJobs resolved = resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict, c.unknown_models);
     auto policy = params.policy_entry.make(params.policy);
     auto placer = params.placer_entry.make(params.placer);
 
@@ -185,6 +158,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
                                      in.trace.path, r.line, r.id, e.finish_seconds));
     }
     out.summary = metrics.summarize(sim.jobs(), out.stats.events, c.measure);
+    out.summary.agnostic_jobs = resolved.agnostic_jobs;
     out.timeseries = metrics.timeseries();
     out.jobs = sim.take_jobs();
     out.job_gpu_type.resize(out.jobs.size());

@@ -27,11 +27,6 @@ Trace load_trace(const RunConfig& config);
 /// Loads and validates the three input files named by the config.
 RunInputs load_inputs(const RunConfig& config);
 
-/// SHA-256 of the three input files.
-struct InputHashes {
-    std::string trace, cluster, profiles;
-};
-
 /// A run's id (a sweep's result file name): the first 16 hex digits of the SHA-256 of the resolved
 /// parameters that identify it. Those are the config as echoed in the result without input paths, the
 /// reader's report and the cluster's size (all follow from the files' contents), and with the trace

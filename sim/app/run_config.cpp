@@ -8,7 +8,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 #ifndef DLSIM_SOURCE_DIR
 #define DLSIM_SOURCE_DIR "."
@@ -17,6 +20,7 @@
 namespace dlsim {
 
 namespace jf = json_fields;
+using Json = jf::Json;
 
 RunConfig default_run_config() {
     RunConfig c;
@@ -35,25 +39,14 @@ void add_param(RunConfig& config, const std::string& kv) {
     config.params[kv.substr(0, eq)] = kv.substr(eq + 1);
 }
 
-std::span<const TextSetting> text_settings() {
-    static constexpr TextSetting kSettings[] = {
-        {"trace", &RunConfig::trace},         {"trace_format", &RunConfig::trace_format},
-        {"cluster", &RunConfig::cluster},     {"profiles", &RunConfig::profiles},
-        {"policy", &RunConfig::policy},       {"placement", &RunConfig::placement},
-        {"out", &RunConfig::out},             {"jobs_csv", &RunConfig::jobs_csv},
-        {"event_log", &RunConfig::event_log},
-    };
-    return kSettings;
-}
-
-double parse_time_unit(const std::string& text) {
+double parse_time_unit(const std::string& text, const std::string& where) {
     if (text == "s") return 1;
     if (text == "ms") return 1e-3;
     if (text == "us") return 1e-6;
     if (text == "min") return 60;
     if (text == "h") return 3600;
-    if (auto v = parse_double(text); v && *v > 0) return *v;
-    throw InputError(fmt::format("--time-unit: expected s, ms, us, min, h or seconds per unit, got '{}'", text));
+    if (auto v = parse_double(text); v && *v > 0 && *v <= 1e6) return *v;
+    throw InputError(fmt::format("{}: expected s, ms, us, min, h or seconds per unit in (0, 1e6], got '{}'", where, text));
 }
 
 BadLinePolicy parse_bad_line_policy(const std::string& value, const std::string& where) {
@@ -62,69 +55,396 @@ BadLinePolicy parse_bad_line_policy(const std::string& value, const std::string&
     throw InputError(fmt::format("{}: expected error or skip, got '{}'", where, value));
 }
 
-std::span<const char* const> run_config_keys() {
-    static constexpr const char* kKeys[] = {
-        "trace",      "trace_format", "cluster",      "profiles",     "policy",        "params",
-        "placement",  "seed",         "restart_cost", "strict",       "on_bad_line",   "timeseries_points",
-        "out",        "jobs_csv",     "event_log",    "job_records",  "time_unit",     "status",
-        "min_gpus",   "max_gpus",     "vc",           "time_window",  "load_scale",    "max_jobs",
-        "resample_rate", "resample_jobs", "measure_jobs", "measure_time"};
-    return kKeys;
+namespace {
+
+// ---- Ranges -----------------------------------------------------------------------------------------
+// Every numeric key has one, checked where the value is read (flag or config file), so nothing out of
+// range reaches the engine:
+// - timeseries_points [0, 1e6]: the metrics hold points x (GPU types + 2) doubles and the result writes
+//   as many numbers; 1e6 points is a bucket per 30 s over a year of simulated time (far more than a
+//   plot can show) and costs 8 MB per series, while 3.7e18 overflowed the bucket count (SIGSEGV).
+// - seed [0, 2^64 - 1]: every seed the generators accept.
+// - restart_cost [0, 1e12] s: engine time ends near 4.6e12 s, and every job must finish within 1e12 s.
+// - min_gpus, max_gpus [0, 1e7] (0 = no bound): a cluster has at most 10,000,000 GPUs; checked on the
+//   64-bit value before it is stored as an int.
+// - resample_jobs [1, 1e8], max_jobs [0, 1e8] (0 = all): a hundred times the million-job benchmark;
+//   1e8 trace records alone take about 11 GB.
+// - resample_rate (0, 1e6] jobs/hour, load_scale (0, 1e6]: finite and positive; the times they
+//   produce are range-checked by the transforms themselves.
+// - time_unit (0, 1e6] s per unit: up to 11.6 days per unit.
+constexpr std::uint64_t kMaxGpus = 10'000'000;
+constexpr std::uint64_t kMaxJobs = 100'000'000;
+
+std::string show(double x) {
+    if (x == std::floor(x) && std::fabs(x) < 1e7) return fmt::format("{:.0f}", x);
+    std::string s = fmt::format("{:g}", x);
+    if (auto e = s.find("e+"); e != std::string::npos) s.erase(e + 1, 1);  // 1e+12 -> 1e12
+    return s;
+}
+
+Json window_json(const TraceTransforms& t) { return Json::array({t.window_start, t.window_end < 0 ? Json() : Json(t.window_end)}); }
+
+}  // namespace
+
+Json measure_json(const MeasureWindow& w) {
+    switch (w.by) {
+        case MeasureWindow::By::Jobs:
+            return {{"by", "jobs"}, {"from", w.first_job}, {"to", w.end_job == UINT64_MAX ? Json() : Json(w.end_job)}};
+        case MeasureWindow::By::Time:
+            return {{"by", "time"}, {"from", w.from}, {"to", w.to < 0 ? Json() : Json(w.to)}};
+        case MeasureWindow::By::All: break;
+    }
+    return {{"by", "all"}};
+}
+
+namespace {
+
+using K = KeyKind;
+using V = const KeyValue&;
+using W = const std::string&;
+using I = Json&;
+using C = const RunConfig&;
+using X = const IdentityContext&;
+
+// The one table. The order of the rows with an echo is the order of the serialised identity (run ids
+// hash it): trace{format, sha256, time_unit, transforms{...}}, cluster, profiles, policy, params,
+// placement, placement_params, seed, restart_cost, strict, on_bad_line, timeseries_points, measure.
+const RunConfigKey kTable[] = {
+    {.key = "trace_format", .kind = K::Text,
+     .help = "trace format: auto (detect it), csv, philly, gavel, tiresias, muri, alibaba-openb, alibaba-pai2020, "
+             "helios, acme",
+     .default_text = "auto", .example = R"("auto")",
+     .set = [](RunConfig& c, V v, W) { c.trace_format = v.text; },
+     .echo = [](I id, C c, X) { id["trace"]["format"] = c.trace_format; },
+     .trace_option = true},
+    {.key = "trace", .kind = K::Path, .help = "trace file (any supported format, see --trace-format)",
+     .default_text = "the bundled synthetic Gavel-mix trace", .example = R"("trace.csv")",
+     .set = [](RunConfig& c, V v, W) { c.trace = v.text; },
+     .echo = [](I id, C, X x) { id["trace"]["sha256"] = x.hashes->trace; }},  // its content, not its path
+    {.key = "time_unit", .kind = K::Text,
+     .help = "unit of the trace's relative times: s, ms, us, min, h or seconds per unit in (0, 1e6]",
+     .default_text = "the format's own", .example = R"("ms")",
+     .set = [](RunConfig& c, V v, W where) { c.time_unit = parse_time_unit(v.text, where); },
+     .echo = [](I id, C c, X) { id["trace"]["time_unit"] = c.time_unit; },
+     .trace_option = true},
+    {.key = "status", .kind = K::Choice,
+     .help = "keep all jobs (failed and killed ones used GPUs too) or completed ones only",
+     .default_text = "all", .example = R"("completed")", .choices = "all|completed",
+     .set = [](RunConfig& c, V v, W) { c.transforms.status = v.text; },
+     .echo = [](I id, C c, X) { id["trace"]["transforms"]["status"] = c.transforms.status; },
+     .trace_option = true},
+    {.key = "min_gpus", .kind = K::Integer, .help = "keep jobs with at least this many GPUs (0: no bound)",
+     .default_text = "0", .example = "2", .imin = 0, .imax = kMaxGpus,
+     .set = [](RunConfig& c, V v, W) { c.transforms.min_gpus = static_cast<int>(v.integer); },
+     .echo = [](I id, C c, X) { id["trace"]["transforms"]["min_gpus"] = c.transforms.min_gpus; },
+     .trace_option = true},
+    {.key = "max_gpus", .kind = K::Integer, .help = "keep jobs with at most this many GPUs (0: no bound)",
+     .default_text = "0", .example = "8", .imin = 0, .imax = kMaxGpus,
+     .set = [](RunConfig& c, V v, W) { c.transforms.max_gpus = static_cast<int>(v.integer); },
+     .echo = [](I id, C c, X) { id["trace"]["transforms"]["max_gpus"] = c.transforms.max_gpus; },
+     .trace_option = true},
+    {.key = "vc", .kind = K::List, .help = "keep only jobs of these VCs (repeatable)", .default_text = "all VCs",
+     .example = R"(["vc1", "vc2"])",
+     .set = [](RunConfig& c, V v, W) { c.transforms.vcs = v.list; },
+     .echo = [](I id, C c, X) { id["trace"]["transforms"]["vc"] = c.transforms.vcs; },
+     .trace_option = true},
+    {.key = "time_window", .kind = K::Text, .help = "keep jobs submitted in START:END (s from the trace start; either may be empty)",
+     .default_text = "all", .example = R"("3600:86400")",
+     .set = [](RunConfig& c, V v, W) {
+         c.transforms.window_start = 0;
+         c.transforms.window_end = -1;
+         parse_time_window(v.text, c.transforms);
+     },
+     .echo = [](I id, C c, X) { id["trace"]["transforms"]["time_window"] = window_json(c.transforms); },
+     .trace_option = true},
+    {.key = "resample_rate", .kind = K::Number,
+     .help = "re-sample the trace's jobs with Poisson arrivals at this many jobs/hour", .default_text = "off",
+     .example = "3", .min = 0, .max = 1e6, .min_open = true,
+     .set = [](RunConfig& c, V v, W) { c.transforms.resample_rate = v.number; },
+     .echo = [](I id, C c, X) { id["trace"]["transforms"]["resample_rate"] = c.transforms.resample_rate; },
+     .trace_option = true},
+    {.key = "resample_jobs", .kind = K::Integer, .help = "how many jobs to re-sample (needs --resample-rate)",
+     .default_text = "as many as the trace has", .example = "4000", .imin = 1, .imax = kMaxJobs,
+     .set = [](RunConfig& c, V v, W) { c.transforms.resample_jobs = static_cast<std::size_t>(v.integer); },
+     .echo = [](I id, C c, X) { id["trace"]["transforms"]["resample_jobs"] = c.transforms.resample_jobs; },
+     .trace_option = true},
+    {.key = "load_scale", .kind = K::Number, .help = "divide every inter-arrival gap by this factor",
+     .default_text = "1", .example = "1.5", .min = 0, .max = 1e6, .min_open = true,
+     .set = [](RunConfig& c, V v, W) { c.transforms.load_scale = v.number; },
+     .echo = [](I id, C c, X) { id["trace"]["transforms"]["load_scale"] = c.transforms.load_scale; },
+     .trace_option = true},
+    {.key = "max_jobs", .kind = K::Integer, .help = "keep the first N jobs by submit time (0: all)",
+     .default_text = "0", .example = "1000", .imin = 0, .imax = kMaxJobs,
+     .set = [](RunConfig& c, V v, W) { c.transforms.max_jobs = static_cast<std::size_t>(v.integer); },
+     .echo = [](I id, C c, X) { id["trace"]["transforms"]["max_jobs"] = c.transforms.max_jobs; },
+     .trace_option = true},
+    {.key = "cluster", .kind = K::Path, .help = "cluster spec JSON (models/clusters/)",
+     .default_text = "the bundled 108-GPU V100/P100/K80 cluster", .example = R"("cluster.json")",
+     .set = [](RunConfig& c, V v, W) { c.cluster = v.text; },
+     .echo = [](I id, C, X x) { id["cluster"]["sha256"] = x.hashes->cluster; }},
+    {.key = "profiles", .kind = K::Path, .help = "throughput profile JSON (models/profiles/)",
+     .default_text = "Gavel's measured throughputs", .example = R"("profile.json")",
+     .set = [](RunConfig& c, V v, W) { c.profiles = v.text; },
+     .echo = [](I id, C, X x) { id["profiles"]["sha256"] = x.hashes->profiles; }},
+    {.key = "policy", .kind = K::Text, .help = "scheduling policy (see 'dlsim policies')", .default_text = "fifo",
+     .example = R"("srtf")",
+     .set = [](RunConfig& c, V v, W) { c.policy = v.text; },
+     .echo = [](I id, C c, X) { id["policy"] = c.policy; }},
+    {.key = "params", .kind = K::Params, .help = "policy parameter k=v (repeatable; see 'dlsim policies')",
+     .default_text = "the policy's defaults", .example = R"({"type_order": "spec"})",
+     .set = [](RunConfig& c, V v, W) {
+         for (const auto& [k, value] : v.params) c.params[k] = value;
+     },
+     .echo = [](I id, C, X x) { id["params"] = *x.policy_params; },
+     .flag = "param"},
+    {.key = "placement", .kind = K::Text, .help = "placer (see 'dlsim policies')", .default_text = "consolidated",
+     .example = R"("consolidated")",
+     .set = [](RunConfig& c, V v, W) { c.placement = v.text; },
+     .echo = [](I id, C c, X x) {
+         id["placement"] = c.placement;
+         id["placement_params"] = *x.placer_params;
+     }},
+    {.key = "seed", .kind = K::Integer, .help = "random seed (each purpose draws from its own stream)",
+     .default_text = "0", .example = "7", .imin = 0, .imax = std::numeric_limits<std::uint64_t>::max(),
+     .set = [](RunConfig& c, V v, W) { c.seed = v.integer; },
+     .echo = [](I id, C c, X) { id["seed"] = c.seed; }},
+    {.key = "restart_cost", .kind = K::Number, .help = "seconds without progress on every restart after a preemption",
+     .default_text = "0", .example = "30", .min = 0, .max = 1e12,
+     .set = [](RunConfig& c, V v, W) { c.restart_cost = v.number; },
+     .echo = [](I id, C c, X) { id["restart_cost"] = c.restart_cost; }},
+    {.key = "strict", .kind = K::Bool,
+     .help = "a job that can never run on this cluster is an input error (exit 2) instead of rejected",
+     .default_text = "false", .example = "true",
+     .set = [](RunConfig& c, V v, W) { c.strict = v.boolean; },
+     .echo = [](I id, C c, X) { id["strict"] = c.strict; }},
+    {.key = "on_bad_line", .kind = K::Choice, .help = "a malformed trace row: error, or skip it and count it",
+     .default_text = "error", .example = R"("skip")", .choices = "error|skip",
+     .set = [](RunConfig& c, V v, W where) { c.on_bad_line = parse_bad_line_policy(v.text, where); },
+     .echo = [](I id, C c, X) { id["on_bad_line"] = c.on_bad_line == BadLinePolicy::Skip ? "skip" : "error"; },
+     .trace_option = true},
+    {.key = "timeseries_points", .kind = K::Integer, .help = "at most this many time-series buckets (0: none)",
+     .default_text = "2000", .example = "500", .imin = 0, .imax = kMaxTimeseriesPoints,
+     .set = [](RunConfig& c, V v, W) { c.timeseries_points = static_cast<std::size_t>(v.integer); },
+     .echo = [](I id, C c, X) { id["timeseries_points"] = c.timeseries_points; }},
+    {.key = "measure_jobs", .kind = K::Text,
+     .help = "JCT statistics over the jobs with arrival index in [A, B) only: A:B (steady state of a Poisson "
+             "stream; B may be empty)",
+     .default_text = "all jobs", .example = R"("1000:3000")",
+     .set = [](RunConfig& c, V v, W) { c.measure = parse_measure_jobs(v.text); },
+     .echo = [](I id, C c, X) { id["measure"] = measure_json(c.measure); },
+     .excludes = "measure_time"},
+    {.key = "measure_time", .kind = K::Text,
+     .help = "JCT statistics over the jobs submitted in [T0, T1) s only: T0:T1 (T1 may be empty)",
+     .default_text = "all jobs", .example = R"("3600:")",
+     .set = [](RunConfig& c, V v, W) { c.measure = parse_measure_time(v.text); },
+     .echo = [](I id, C c, X) { id["measure"] = measure_json(c.measure); },  // the same field as measure_jobs
+     .excludes = "measure_jobs"},
+    {.key = "unknown_models", .kind = K::Choice,
+     .help = "a job whose model the profile lacks: error, or agnostic (run it like a job without a model: equally "
+             "fast on every GPU type, its duration on its GPU count; counted in summary.agnostic_jobs)",
+     .default_text = "error", .example = R"("agnostic")", .choices = "error|agnostic",
+     .set = [](RunConfig& c, V v, W) {
+         c.unknown_models = v.text == "agnostic" ? UnknownModels::Agnostic : UnknownModels::Error;
+     },
+     // In the identity only when not the default, so the run ids of every config before this key stay
+     // the same (under "error" a run with unknown models fails, so no finished run is missing it).
+     .echo = [](I id, C c, X) {
+         if (c.unknown_models == UnknownModels::Agnostic) id["unknown_models"] = "agnostic";
+     }},
+    // Outputs: not part of the identity.
+    {.key = "out", .kind = K::Text, .help = "result JSON", .default_text = "results/run.json",
+     .example = R"("results/run.json")", .set = [](RunConfig& c, V v, W) { c.out = v.text; }},
+    {.key = "jobs_csv", .kind = K::Text, .help = "also write the per-job table as CSV", .default_text = "none",
+     .example = R"("jobs.csv")", .set = [](RunConfig& c, V v, W) { c.jobs_csv = v.text; }},
+    {.key = "event_log", .kind = K::Text, .help = "write every start/preemption/finish as JSON lines",
+     .default_text = "none", .example = R"("events.jsonl")", .set = [](RunConfig& c, V v, W) { c.event_log = v.text; }},
+    {.key = "job_records", .kind = K::Bool, .help = "leave the per-job records out of the JSON (huge traces)",
+     .default_text = "true (records written)", .example = "false",
+     .set = [](RunConfig& c, V v, W) { c.job_records = v.boolean; }, .flag = "no-job-records"},
+};
+
+std::vector<std::string_view> split_choices(const char* choices) {
+    std::vector<std::string_view> out;
+    std::string_view s = choices ? choices : "";
+    while (!s.empty()) {
+        const auto bar = s.find('|');
+        out.push_back(s.substr(0, bar));
+        if (bar == std::string_view::npos) break;
+        s.remove_prefix(bar + 1);
+    }
+    return out;
+}
+
+bool in_range(const RunConfigKey& k, double x) {
+    return std::isfinite(x) && (k.min_open ? x > k.min : x >= k.min) && x <= k.max;
+}
+
+bool is_choice(const RunConfigKey& k, std::string_view text) {
+    const auto choices = split_choices(k.choices);
+    return std::find(choices.begin(), choices.end(), text) != choices.end();
+}
+
+/// An integer flag, parsed without wrapping: "-1" is out of range, not 2^64 - 1.
+std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
+    text = trim(text);
+    std::uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+    return v;
+}
+
+/// A value from a config file, checked against the key's kind and range; errors name origin and key.
+KeyValue from_json(const RunConfigKey& k, const Json& v, const std::string& origin) {
+    KeyValue out;
+    const std::string expected = expected_text(k);
+    switch (k.kind) {
+        case K::Text:
+        case K::Path: out.text = jf::string(v, origin, k.key); break;
+        case K::Choice:
+            if (!v.is_string() || !is_choice(k, v.get<std::string>())) jf::fail(origin, k.key, expected, &v);
+            out.text = v.get<std::string>();
+            break;
+        case K::Integer:
+            // A negative integer or a float is outside the range or not an integer: either way the message says which.
+            if (!v.is_number_unsigned() || v.get<std::uint64_t>() < k.imin || v.get<std::uint64_t>() > k.imax)
+                jf::fail(origin, k.key, expected, &v);
+            out.integer = v.get<std::uint64_t>();
+            break;
+        case K::Number:
+            if (!v.is_number() || !in_range(k, v.get<double>())) jf::fail(origin, k.key, expected, &v);
+            out.number = v.get<double>();
+            break;
+        case K::Bool:
+            if (!v.is_boolean()) jf::fail(origin, k.key, expected, &v);
+            out.boolean = v.get<bool>();
+            break;
+        case K::List:
+            if (!v.is_array()) jf::fail(origin, k.key, expected, &v);
+            for (std::size_t i = 0; i < v.size(); ++i)
+                out.list.push_back(jf::string(v[i], origin, fmt::format("{}[{}]", k.key, i)));
+            break;
+        case K::Params:
+            for (const auto& [name, value] : jf::require_object(v, origin, k.key).items())
+                out.params.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
+            break;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::span<const RunConfigKey> run_config_table() { return kTable; }
+
+const RunConfigKey* find_run_config_key(std::string_view name) {
+    for (const auto& k : kTable)
+        if (name == k.key) return &k;
+    return nullptr;
+}
+
+std::string flag_name(const RunConfigKey& key) {
+    if (key.flag) return key.flag;
+    std::string flag = key.key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+}
+
+std::string expected_text(const RunConfigKey& k) {
+    switch (k.kind) {
+        case K::Integer: return fmt::format("an integer in [{}, {}]", k.imin, k.imax);
+        case K::Number: return fmt::format("a number in {}{}, {}]", k.min_open ? "(" : "[", show(k.min), show(k.max));
+        case K::Choice: {  // "a or b", "a, b or c"
+            const auto choices = split_choices(k.choices);
+            std::string out;
+            for (std::size_t i = 0; i < choices.size(); ++i)
+                out += fmt::format("{}{}", i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ", choices[i]);
+            return out;
+        }
+        case K::Bool: return "true or false";
+        case K::List: return "an array of strings";
+        case K::Params: return "an object of parameter: value";
+        case K::Text:
+        case K::Path: break;
+    }
+    return "";
 }
 
 void apply_config_file(RunConfig& c, const std::string& path) { apply_config_json(c, jf::parse_file(path), path); }
 
-void apply_config_json(RunConfig& c, const jf::Json& doc, const std::string& path, const std::string& base_dir) {
-    jf::require_object(doc, path, "(top level)");
+void apply_config_json(RunConfig& c, const Json& doc, const std::string& origin, const std::string& base_dir) {
+    jf::require_object(doc, origin, "(top level)");
     for (const auto& [key, value] : doc.items()) {
-        const auto keys = run_config_keys();
-        if (std::find(keys.begin(), keys.end(), key) == keys.end())
-            throw InputError(fmt::format("{}: (top level): unknown field \"{}\" (expected one of: {})", path, key,
+        const RunConfigKey* k = find_run_config_key(key);
+        if (k == nullptr) {
+            std::vector<const char*> keys;
+            for (const auto& row : kTable) keys.push_back(row.key);
+            throw InputError(fmt::format("{}: (top level): unknown field \"{}\" (expected one of: {})", origin, key,
                                          fmt::join(keys, ", ")));
+        }
+        if (k->excludes && doc.contains(k->excludes))
+            jf::fail(origin, k->key, fmt::format("one of {} and {}, not both", k->key, k->excludes));
     }
-    for (const auto& setting : text_settings())
-        if (doc.contains(setting.key)) c.*setting.field = jf::string(doc[setting.key], path, setting.key);
-    if (!base_dir.empty())
-        for (std::string* input : {&c.trace, &c.cluster, &c.profiles})
-            if (!input->empty() && std::filesystem::path(*input).is_relative()) *input = base_dir + "/" + *input;
-    if (doc.contains("params")) {
-        for (const auto& [k, v] : jf::require_object(doc["params"], path, "params").items())
-            c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& k : kTable) {
+        if (!doc.contains(k.key)) continue;
+        KeyValue value = from_json(k, doc[k.key], origin);
+        if (k.kind == K::Path && !base_dir.empty() && std::filesystem::path(value.text).is_relative())
+            value.text = base_dir + "/" + value.text;
+        try {
+            k.set(c, value, k.key);
+        } catch (const InputError& e) {
+            throw InputError(fmt::format("{}: {}", origin, e.what()));
+        }
     }
-    if (doc.contains("seed")) c.seed = static_cast<std::uint64_t>(jf::integer(doc["seed"], path, "seed", 0));
-    if (doc.contains("restart_cost")) c.restart_cost = jf::number(doc["restart_cost"], path, "restart_cost", 0);
-    if (doc.contains("timeseries_points"))
-        c.timeseries_points = static_cast<std::size_t>(jf::integer(doc["timeseries_points"], path, "timeseries_points", 0));
-    if (doc.contains("strict")) {
-        if (!doc["strict"].is_boolean()) jf::fail(path, "strict", "true or false", &doc["strict"]);
-        c.strict = doc["strict"].get<bool>();
+}
+
+void apply_flag(RunConfig& c, const RunConfigKey& k, const std::vector<std::string>& values) {
+    const std::string flag = "--" + flag_name(k);
+    KeyValue value;
+    const std::string text = values.empty() ? std::string() : values.back();
+    auto bad = [&] { throw InputError(fmt::format("{}: expected {}, got '{}'", flag, expected_text(k), text)); };
+    switch (k.kind) {
+        case K::Text:
+        case K::Path: value.text = text; break;  // an empty --out (say) is allowed, as it always was
+        case K::Choice:
+            if (!is_choice(k, text)) bad();
+            value.text = text;
+            break;
+        case K::Integer: {
+            const auto v = parse_unsigned(text);
+            if (!v || *v < k.imin || *v > k.imax) bad();
+            value.integer = *v;
+            break;
+        }
+        case K::Number: {
+            const auto v = parse_double(text);
+            if (!v || !in_range(k, *v)) bad();
+            value.number = *v;
+            break;
+        }
+        case K::Bool: value.boolean = flag_name(k).rfind("no-", 0) != 0; break;
+        case K::List: value.list = values; break;
+        case K::Params:
+            for (const auto& kv : values) {
+                const auto eq = kv.find('=');
+                if (eq == std::string::npos || eq == 0)
+                    throw InputError(fmt::format("{}: expected k=v, got '{}'", flag, kv));
+                value.params.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+            }
+            break;
     }
-    if (doc.contains("job_records")) {
-        if (!doc["job_records"].is_boolean()) jf::fail(path, "job_records", "true or false", &doc["job_records"]);
-        c.job_records = doc["job_records"].get<bool>();
-    }
-    TraceTransforms& t = c.transforms;
-    if (doc.contains("time_unit")) c.time_unit = parse_time_unit(jf::string(doc["time_unit"], path, "time_unit"));
-    if (doc.contains("status")) t.status = jf::string(doc["status"], path, "status");
-    if (doc.contains("min_gpus")) t.min_gpus = static_cast<int>(jf::integer(doc["min_gpus"], path, "min_gpus", 0));
-    if (doc.contains("max_gpus")) t.max_gpus = static_cast<int>(jf::integer(doc["max_gpus"], path, "max_gpus", 0));
-    if (doc.contains("vc")) {
-        if (!doc["vc"].is_array()) jf::fail(path, "vc", "an array of VC names", &doc["vc"]);
-        for (std::size_t i = 0; i < doc["vc"].size(); ++i)
-            t.vcs.push_back(jf::string(doc["vc"][i], path, fmt::format("vc[{}]", i)));
-    }
-    if (doc.contains("time_window")) parse_time_window(jf::string(doc["time_window"], path, "time_window"), t);
-    if (doc.contains("load_scale")) t.load_scale = jf::number(doc["load_scale"], path, "load_scale", 0);
-    if (doc.contains("max_jobs")) t.max_jobs = static_cast<std::size_t>(jf::integer(doc["max_jobs"], path, "max_jobs", 0));
-    if (doc.contains("resample_rate")) t.resample_rate = jf::number(doc["resample_rate"], path, "resample_rate", 0);
-    if (doc.contains("resample_jobs"))
-        t.resample_jobs = static_cast<std::size_t>(jf::integer(doc["resample_jobs"], path, "resample_jobs", 0));
-    if (doc.contains("measure_jobs") && doc.contains("measure_time"))
-        jf::fail(path, "measure_jobs", "one of measure_jobs and measure_time, not both");
-    if (doc.contains("measure_jobs")) c.measure = parse_measure_jobs(jf::string(doc["measure_jobs"], path, "measure_jobs"));
-    if (doc.contains("measure_time")) c.measure = parse_measure_time(jf::string(doc["measure_time"], path, "measure_time"));
-    if (doc.contains("on_bad_line"))
-        c.on_bad_line = parse_bad_line_policy(jf::string(doc["on_bad_line"], path, "on_bad_line"), path + ": on_bad_line");
+    k.set(c, value, flag);
+}
+
+void check_run_config(const RunConfig& c) {
+    if (c.transforms.resample_jobs > 0 && c.transforms.resample_rate == 0)
+        throw InputError("--resample-jobs (run config resample_jobs) needs --resample-rate (resample_rate): the jobs "
+                         "are re-sampled with Poisson arrivals at that rate");
+}
+
+Json run_identity(const RunConfig& c, const IdentityContext& ctx) {
+    Json id = Json::object();
+    for (const auto& k : kTable)
+        if (k.echo) k.echo(id, c, ctx);
+    return id;
 }
 
 }  // namespace dlsim

@@ -1,5 +1,8 @@
 #pragma once
-// One run's configuration: one field per long flag of `dlsim run` (DESIGN.md "Inputs", run config).
+// One run's configuration: one field per long flag of `dlsim run` (DESIGN.md "Inputs", run config), and
+// the one table of its keys that drives the config-file reader (also sweep specs), the `dlsim run` flags
+// and their --help, `dlsim validate` of a run config, and the run's identity as echoed in the result.
+#include "sim/job_spec.hpp"
 #include "sim/metrics.hpp"
 #include "traces/canonical_csv.hpp"
 #include "traces/trace_transforms.hpp"
@@ -10,6 +13,9 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace dlsim {
 
@@ -26,6 +32,7 @@ struct RunConfig {
     BadLinePolicy on_bad_line = BadLinePolicy::Error;
     std::size_t timeseries_points = 2000;
     MeasureWindow measure;                      ///< which jobs the JCT statistics cover
+    UnknownModels unknown_models = UnknownModels::Error;  ///< jobs whose model the profile lacks
     // Outputs (not part of the resolved config that identifies a run).
     std::string out, jobs_csv, event_log;
     bool job_records = true;
@@ -35,32 +42,112 @@ struct RunConfig {
 /// with Gavel's measured throughputs. Paths are absolute (the source tree's), so any folder works.
 RunConfig default_run_config();
 
+/// SHA-256 of the three input files.
+struct InputHashes {
+    std::string trace, cluster, profiles;
+};
+
+// ---- The table of run-config keys -------------------------------------------------------------------
+
+/// How a key's value is written: in a config file (JSON) and as a flag (text).
+enum class KeyKind {
+    Text,     ///< a non-empty string (some keys parse it further, e.g. "A:B" windows)
+    Path,     ///< a file name; in a sweep spec relative to the spec's folder
+    Choice,   ///< one of `choices`
+    Integer,  ///< a whole number in [imin, imax] (JSON integer; flags parse it themselves, never wrapping)
+    Number,   ///< a finite number in [min, max] ((min, max] when min_open)
+    Bool,     ///< JSON true/false; the flag is a switch: --key sets true, a flag named --no-key sets false
+    List,     ///< JSON array of strings; the flag is repeatable; a later source replaces the list
+    Params,   ///< JSON object k: v; the flag is repeatable k=v; a later source overlays the keys
+};
+
+/// One key's value, checked against its kind and range, as `RunConfigKey::set` receives it.
+struct KeyValue {
+    std::string text;                                        ///< Text, Path, Choice
+    std::uint64_t integer = 0;                               ///< Integer
+    double number = 0;                                       ///< Number
+    bool boolean = false;                                    ///< Bool
+    std::vector<std::string> list;                           ///< List
+    std::vector<std::pair<std::string, std::string>> params; ///< Params, in order
+};
+
+/// What a run's identity holds besides the config's own fields.
+struct IdentityContext {
+    const InputHashes* hashes = nullptr;
+    const nlohmann::ordered_json* policy_params = nullptr;  ///< resolved (defaults filled in)
+    const nlohmann::ordered_json* placer_params = nullptr;
+};
+
+/// One run-config key. To add one: add the field to RunConfig, then one row to the table in
+/// run_config.cpp (kind, range or choices, default text, help, example, `set`, and `echo` if it changes
+/// what a run computes). The config reader, `dlsim run`'s flags and --help, `dlsim validate` and sweep
+/// specs pick it up; `trace_option` also offers it on `dlsim trace stats|convert`. A key added to the
+/// identity changes every run id unless its echo writes nothing at its default (see unknown_models).
+struct RunConfigKey {
+    const char* key;            ///< as written in a config file
+    KeyKind kind;
+    const char* help;           ///< one line for --help
+    const char* default_text;   ///< the default, as --help shows it
+    const char* example;        ///< a valid value as JSON text (documentation; a test applies every one)
+    std::uint64_t imin = 0, imax = 0;  ///< Integer range, inclusive
+    double min = 0, max = 0;           ///< Number range
+    bool min_open = false;             ///< Number: min itself is outside the range
+    const char* choices = nullptr;     ///< Choice: "a|b|c"
+    /// Stores a checked value; may parse text further (an InputError then names `where`, the flag or key).
+    void (*set)(RunConfig& config, const KeyValue& value, const std::string& where) = nullptr;
+    /// Writes the key's part of the run identity into `identity`, or nothing (not part of it). The
+    /// table's order is the order of the serialised identity: moving a row changes every run id.
+    void (*echo)(nlohmann::ordered_json& identity, const RunConfig& config, const IdentityContext& ctx) = nullptr;
+    bool trace_option = false;  ///< also a flag of `dlsim trace stats|convert`
+    const char* excludes = nullptr;  ///< a key that may not be given together with this one (in one source)
+    const char* flag = nullptr; ///< the long flag when it is not the key with '-' for '_'
+};
+
+/// Every run-config key, in the order of the identity and of --help.
+std::span<const RunConfigKey> run_config_table();
+
+/// The row of a key, or null.
+const RunConfigKey* find_run_config_key(std::string_view key);
+
+/// The key's long flag (without "--").
+std::string flag_name(const RunConfigKey& key);
+
+/// "an integer in [0, 1000000]", "a number in (0, 1e6]", "error or agnostic", or "" (any text).
+std::string expected_text(const RunConfigKey& key);
+
 /// Overlays a `--config F.json` file on `config`; unknown keys and bad values are InputErrors.
 void apply_config_file(RunConfig& config, const std::string& path);
 
-/// Overlays one JSON object of run-config keys; errors name `origin` (file and place). Relative input
-/// paths (trace, cluster, profiles) are taken relative to `base_dir` when it is not empty.
+/// Overlays one JSON object of run-config keys; errors name `origin` (file and place) and the key.
+/// Relative input paths (trace, cluster, profiles) are taken relative to `base_dir` when it is not empty.
 void apply_config_json(RunConfig& config, const nlohmann::ordered_json& doc, const std::string& origin,
                        const std::string& base_dir = "");
 
-/// Every key a run config may hold.
-std::span<const char* const> run_config_keys();
+/// Overlays one key given as a flag: `values` are the flag's arguments (every occurrence, for List and
+/// Params; none for Bool). Errors name the flag.
+void apply_flag(RunConfig& config, const RunConfigKey& key, const std::vector<std::string>& values);
+
+/// The checks that span keys, on a whole config (after every source is applied, so a sweep's base may
+/// set resample_jobs and its grid resample_rate): resample_jobs needs resample_rate. (Keys that exclude
+/// each other are checked per source, where both are visible.)
+void check_run_config(const RunConfig& config);
+
+/// The resolved parameters that identify a run, written by the table's echo functions in its order.
+nlohmann::ordered_json run_identity(const RunConfig& config, const IdentityContext& ctx);
+
+/// A measurement window as the identity and the summary echo it: {"by": "all"|"jobs"|"time", "from", "to"}.
+nlohmann::ordered_json measure_json(const MeasureWindow& window);
 
 /// Splits "k=v" into the params map; a malformed one is an InputError.
 void add_param(RunConfig& config, const std::string& kv);
 
-/// A text setting: its run-config key (the long flag is the key with '-' for '_') and its field.
-struct TextSetting {
-    const char* key;
-    std::string RunConfig::*field;
-};
-/// Every text setting, shared by the config-file reader and the command line.
-std::span<const TextSetting> text_settings();
-
-/// "s", "ms", "us", "min", "h" or a number of seconds per unit; else an InputError.
-double parse_time_unit(const std::string& text);
+/// "s", "ms", "us", "min", "h" or a number of seconds per unit in (0, 1e6]; else an InputError naming `where`.
+double parse_time_unit(const std::string& text, const std::string& where = "--time-unit");
 
 /// "error" or "skip"; anything else is an InputError naming `where`.
 BadLinePolicy parse_bad_line_policy(const std::string& value, const std::string& where);
+
+/// Largest --timeseries-points (see run_config.cpp for why).
+inline constexpr std::uint64_t kMaxTimeseriesPoints = 1'000'000;
 
 }  // namespace dlsim
