@@ -182,7 +182,7 @@ namespace {
 
 std::string hours(double seconds) { return fmt::format("{:.2f}", seconds / 3600.0); }
 std::string percent(double share) { return fmt::format("{:.1f}%", 100 * share); }
-[[maybe_unused]] std::string nonzero(std::uint64_t n) { return n ? std::to_string(n) : std::string(); }
+std::string nonzero(std::uint64_t n) { return n ? std::to_string(n) : std::string(); }
 
 /// A count (std::uint64_t member) as a JSON number and console text.
 template <std::uint64_t Summary::*Member>
@@ -216,6 +216,9 @@ const SummaryField kSummary[] = {
      count_json<&Summary::rejected>, true, kJobsRow, Show::Aside, "rejected", count_text<&Summary::rejected>},
     {"unfinished", "jobs neither finished nor rejected", count_json<&Summary::unfinished>, true, kJobsRow, Show::Aside,
      "unfinished", count_text<&Summary::unfinished>},
+    {"agnostic_jobs", "jobs whose model the profile lacks, run model-agnostic (--unknown-models agnostic)",
+     count_json<&Summary::agnostic_jobs>, false, kJobsRow, Show::Aside, "model-agnostic",
+     [](const Summary& s) { return nonzero(s.agnostic_jobs); }},
     {"avg_jct", "mean JCT of the finished jobs in the measurement window (s)", number_json<&Summary::avg_jct>, true,
      kJctRow, Show::Part, "avg", hours_text<&Summary::avg_jct>},
     {"p50_jct", "median JCT, linear interpolation between order statistics (s)", number_json<&Summary::p50_jct>, true,
@@ -251,6 +254,9 @@ const SummaryField kSummary[] = {
      }},
     {"preemptions", "times a running job lost its GPUs before finishing (moves included)",
      count_json<&Summary::preemptions>, true, kCountsRow, Show::Part, "", count_text<&Summary::preemptions>},
+    {"migrations", "of the preemptions, moves: the job ran again elsewhere at the same instant",
+     count_json<&Summary::migrations>, true, kCountsRow, Show::Aside, "migrations",
+     [](const Summary& s) { return nonzero(s.migrations); }},
     {"events", "events the engine processed", count_json<&Summary::events>, true, kCountsRow, Show::Part, "events",
      count_text<&Summary::events>},
     {"measure",
@@ -401,6 +407,8 @@ const JobField kJobs[] = {
      true},
     {"preemptions", "times it lost its GPUs before finishing (moves included)",
      [](const JobRow& r) { return integer(info(r).preemptions); }, true},
+    {"migrations", "of those, moves to other GPUs at the same instant",
+     [](const JobRow& r) { return integer(info(r).migrations); }, true},
     {"state", "pending, queued, running, finished or rejected",
      [](const JobRow& r) { return text(state_name(info(r).state)); }, true},
     {"reason", "why it can never run here (rejected jobs only)",

@@ -123,7 +123,7 @@ ResolvedParams resolve_all_params(const RunConfig& c) {
 std::string id_of(const json_fields::Json& identity) { return sha256_text(identity.dump()).substr(0, 16); }
 
 /// The config as echoed in the result: the identity plus input paths, the detected trace format,
-/// the reader's report and the cluster's size.
+/// the reader's report and the cluster's size (in all and by GPU type).
 std::string config_json(const RunInputs& in, const RunConfig& c, json_fields::Json cfg) {
     using json_fields::Json;
     Json report = Json::object();
@@ -138,7 +138,13 @@ std::string config_json(const RunInputs& in, const RunConfig& c, json_fields::Js
     trace = Json{{"path", in.trace.path}, {"format", in.trace.format}, {"requested_format", c.trace_format},
                  {"sha256", in.trace_sha256}, {"time_unit", c.time_unit}, {"transforms", trace["transforms"]},
                  {"report", report}};
-    cfg["cluster"] = {{"path", c.cluster}, {"sha256", in.cluster_sha256}, {"gpus", in.cluster.num_gpus()}};
+    Json by_type = Json::object();  // capacity by GPU type, in cluster order (plots read it)
+    for (std::size_t t = 0; t < in.cluster.gpu_types.size(); ++t)
+        by_type[in.cluster.gpu_types[t].name] = in.cluster.gpus_of_type(static_cast<GpuTypeIdx>(t));
+    cfg["cluster"] = {{"path", c.cluster},
+                      {"sha256", in.cluster_sha256},
+                      {"gpus", in.cluster.num_gpus()},
+                      {"gpus_by_type", by_type}};
     cfg["profiles"] = {{"path", c.profiles}, {"sha256", in.profiles_sha256}};
     return cfg.dump();
 }
