@@ -1,6 +1,7 @@
 // The result schema's one field table (sim/app/result_fields.hpp): the JSON summary, the job records,
 // the jobs CSV, the sweep index and the console table all come from it; the fast number formatting
-// gives the same bytes as the general one; CSV cells are quoted per RFC 4180.
+// gives the same bytes as the general one; CSV cells are quoted per RFC 4180; a measurement window
+// that selects no job is an input error.
 #include "models/base/json_fields.hpp"
 #include "models/base/json_out.hpp"
 #include "sim/app/result_fields.hpp"
@@ -218,4 +219,29 @@ TEST_CASE("dlsim run: the console summary comes from the field table", "[unit]")
     lines = rf::console_lines(s);
     CHECK(lines[0].second == "10 (8 finished, 1 rejected, 1 unfinished, 2 model-agnostic)");
     CHECK(lines.back().second == "4 (3 migrations)   events 20");
+}
+
+TEST_CASE("--measure-jobs and --measure-time: a window that selects no job is an input error", "[bad-input]") {
+    // The bundled default has 1,000 jobs: a window past them used to report a mean JCT of 0 over 0 jobs.
+    const CliResult jobs = run_cli("run --measure-jobs 5000: --out " + temp_path("window-jobs.json"));
+    CHECK(jobs.exit_code == 2);
+    CHECK_THAT(jobs.err, Catch::Contains("--measure-jobs 5000:") && Catch::Contains("1000 jobs"));
+    const CliResult time = run_cli("run --measure-time 1e9: --out " + temp_path("window-time.json"));
+    CHECK(time.exit_code == 2);
+    CHECK_THAT(time.err, Catch::Contains("--measure-time 1000000000:") && Catch::Contains("1000 jobs") &&
+                             Catch::Contains("submitted from"));
+
+    const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                          "job_id,submit_time,num_gpus,duration\na,5,1,5\nb,0,1,4\nc,20,1,3\n");
+    auto window = [&](const MeasureWindow& w) {
+        RunConfig c;
+        c.out.clear();
+        c.measure = w;
+        return simulate(in, c).summary;
+    };
+    CHECK(window(parse_measure_jobs("2:")).measured_jobs == 1);  // the last arrival only: still fine
+    CHECK_THROWS_WITH(window(parse_measure_jobs("3:")), Catch::Contains("only 3 jobs"));
+    CHECK(window(parse_measure_time("20:")).measured_jobs == 1);
+    CHECK_THROWS_WITH(window(parse_measure_time("6:20")), Catch::Contains("--measure-time 6:20 selects no job"));
+    CHECK_THROWS_WITH(window(parse_measure_time("21:")), Catch::Contains("from 0 s to 20 s"));
 }
