@@ -1,12 +1,12 @@
 #include "sim/app/result_fields.hpp"
 
+#include "models/base/json_fields.hpp"
+#include "models/base/json_out.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <iterator>
-
-#include "models/base/json_fields.hpp"
-#include "models/base/json_out.hpp"
 
 namespace dlsim::result_fields {
 
