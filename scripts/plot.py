@@ -8,13 +8,15 @@
   plot.py table INDEX.json -o table.md                 metric means per policy (Markdown or LaTeX)
 
 The figure format (PNG, PDF or SVG) follows the output's extension. --data-out F.csv writes exactly
-the plotted numbers. Each policy keeps its colour and label in every figure. Needs the standard
-library and, except for `table`, matplotlib (Debian: python3-matplotlib).
+the plotted numbers. Policies are labelled by the name in their results (config.policy) and
+coloured in the sorted order of the names present (in the whole sweep index, or the result files
+given), so the figures of one experiment agree; no policy list is built in. The per-type capacity
+and the measurement window come from the result (config.cluster.gpus_by_type, summary.measure).
+Needs the standard library and, except for `table`, matplotlib (Debian: python3-matplotlib).
 """
 import argparse
 import colorsys
 import csv
-import hashlib
 import json
 import math
 import os
@@ -29,35 +31,11 @@ HOUR = 3600.0
 # Summary metrics in seconds: figures and tables show them in hours.
 SECONDS_METRICS = {"avg_jct", "p50_jct", "p95_jct", "p99_jct", "avg_queueing_delay", "makespan"}
 
-# Known policies in their fixed order, with label and colour. Names are matched with '_' and '-' alike,
-# so gavel_las and gavel-las look the same. Colours are fixed so a policy looks the same in every figure.
-KNOWN_POLICIES = [
-    ("fifo", "FIFO", "#1f77b4"),
-    ("sjf", "SJF", "#8c564b"),
-    ("srtf", "SRTF", "#ff7f0e"),
-    ("srsf", "SRSF", "#ffbb78"),
-    ("las", "LAS", "#2ca02c"),
-    ("tiresias", "Tiresias", "#d62728"),
-    ("tiresias-gittins", "Tiresias (Gittins)", "#ff9896"),
-    ("qssf", "QSSF", "#c49c94"),
-    ("max-min-fairness", "Max-min fairness", "#9467bd"),
-    ("gavel", "Gavel", "#5254a3"),
-    ("gavel-las", "Gavel LAS", "#c5b0d5"),
-    ("gavel-ftf", "Gavel FTF", "#7b4173"),
-    ("finish-time-fairness", "Finish-time fairness", "#a55194"),
-    ("gavel-makespan", "Gavel makespan", "#637939"),
-    ("min-total-duration", "Min total duration", "#8ca252"),
-    ("gavel-max-throughput", "Gavel max-throughput", "#843c39"),
-    ("max-sum-throughput", "Max sum throughput", "#ad494a"),
-    ("themis", "Themis", "#e377c2"),
-    ("drf", "DRF", "#7f7f7f"),
-    ("vc-quota", "VC quota", "#c7c7c7"),
-    ("afs", "AFS", "#bcbd22"),
-    ("pollux", "Pollux", "#17becf"),
-    ("sia", "Sia", "#9edae5"),
-    ("optimus", "Optimus", "#393b79"),
-]
-_POLICY_INDEX = {name: i for i, (name, _, _) in enumerate(KNOWN_POLICIES)}
+# Policy colours, given to the policy names present in sorted order (assign_policy_colours); a name
+# past the palette, or never assigned, gets a colour hashed from its name.
+POLICY_PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                  "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173"]
+_policy_colours = {}
 
 # GPU types keep their colour across utilisation figures too.
 KNOWN_GPU_TYPES = {"V100": "#4c72b0", "P100": "#dd8452", "K80": "#55a868", "A100": "#c44e52",
@@ -72,10 +50,6 @@ class InputError(Exception):
 
 # ---------------------------------------------------------------- names, colours, order
 
-def _norm(name):
-    return str(name).lower().replace("_", "-")
-
-
 def hash_colour(name):
     """A colour for a name outside the fixed maps: a stable hash (crc32, not hash()) picks the hue."""
     h = zlib.crc32(str(name).encode("utf-8"))
@@ -86,20 +60,25 @@ def hash_colour(name):
     return "#%02x%02x%02x" % (round(r * 255), round(g * 255), round(b * 255))
 
 
+def assign_policy_colours(names):
+    """Colours for these policy names, in their sorted order: the same set of names always gets the same
+    colours, whatever order the runs come in."""
+    _policy_colours.clear()
+    for i, name in enumerate(sorted({str(n) for n in names if n is not None})):
+        _policy_colours[name] = POLICY_PALETTE[i] if i < len(POLICY_PALETTE) else hash_colour(name)
+
+
 def policy_colour(name):
-    i = _POLICY_INDEX.get(_norm(name))
-    return KNOWN_POLICIES[i][2] if i is not None else hash_colour(name)
+    return _policy_colours.get(str(name)) or hash_colour(name)
 
 
 def policy_label(name):
-    i = _POLICY_INDEX.get(_norm(name))
-    return KNOWN_POLICIES[i][1] if i is not None else str(name)
+    return str(name)
 
 
 def policy_key(name):
-    """Known policies in their fixed order, then the others alphabetically."""
-    i = _POLICY_INDEX.get(_norm(name))
-    return (0, i, "") if i is not None else (1, 0, str(name))
+    """Policies in sorted order of their names."""
+    return str(name)
 
 
 def gpu_colour(name):
@@ -262,6 +241,12 @@ class Index:
         if key == "policy" and row["status"] == "done":
             return self.result(row)["config"].get("policy")
         return None
+
+    def policies(self, rows):
+        """The policy names of the whole index (when swept) and of these rows: colours are assigned over
+        them, so every figure of one sweep gives a policy the same colour."""
+        names = {r["params"]["policy"] for r in self.rows if "policy" in r["params"]}
+        return names | {self.value(r, "policy") for r in rows}
 
     def keys(self):
         keys = list(self.parameters)
@@ -465,7 +450,8 @@ def distinguishing_labels(runs):
 
 
 def measured(path, doc, all_jobs):
-    """The job records inside the run's measurement window (summary.measure), as its JCT figures use.
+    """The job records inside the run's measurement window as the result states it (summary.measure), as
+    its JCT figures use.
 
     by "jobs": arrival index in [from, to), arrivals ordered by submit time then trace order (the
     records' order); by "time": submit time in [from, to)."""
@@ -480,9 +466,15 @@ def measured(path, doc, all_jobs):
     if not all(is_number(j.get("submit_time")) for j in jobs):
         raise InputError(f"{path}: jobs: every record needs a numeric submit_time to apply the measurement window")
     if window["by"] == "time":
-        return [j for j in jobs if lo <= j["submit_time"] and (hi is None or j["submit_time"] < hi)]
-    order = sorted(range(len(jobs)), key=lambda i: jobs[i]["submit_time"])  # stable: trace order on ties
-    return [jobs[i] for i in order[int(lo):None if hi is None else int(hi)]]
+        picked = [j for j in jobs if lo <= j["submit_time"] and (hi is None or j["submit_time"] < hi)]
+    else:
+        order = sorted(range(len(jobs)), key=lambda i: jobs[i]["submit_time"])  # stable: trace order on ties
+        picked = [jobs[i] for i in order[int(lo):None if hi is None else int(hi)]]
+    # The window's own job count says whether these are the jobs the summary measured.
+    if is_number(window.get("jobs")) and len(picked) != window["jobs"]:
+        raise InputError(f"{path}: summary.measure counts {window['jobs']} jobs in the window but the job records "
+                         f"give {len(picked)} (use --all-jobs to ignore the window)")
+    return picked
 
 
 def cmd_cdf(args):
@@ -511,6 +503,10 @@ def cmd_cdf(args):
         runs.append((p, doc, jcts))
     if not runs:
         raise InputError("no run has finished jobs to plot")
+    names = {doc["config"].get("policy") for _, doc, _ in runs}
+    if args.index:
+        names |= index.policies([])
+    assign_policy_colours(names)
     runs.sort(key=lambda r: policy_key(r[1]["config"].get("policy")))  # stable: input order within a policy
     labels = distinguishing_labels([(p, d) for p, d, _ in runs])
 
@@ -570,6 +566,8 @@ def cmd_load(args):
     groups = {}
     for r in rows:
         groups.setdefault(group_key(index.value(r, args.series), index.value(r, x)), []).append(r)
+    if args.series == "policy":
+        assign_policy_colours(index.policies(rows))
     series_vals = distinct(index.value(r, args.series) for r in rows)
     series_vals.sort(key=policy_key if args.series == "policy" else value_key)
     xs_all = sorted(distinct(index.value(r, x) for r in rows), key=value_key)
@@ -612,46 +610,22 @@ def cmd_load(args):
 
 # ---------------------------------------------------------------- util
 
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def cluster_capacity(result_path, cluster):
-    """GPUs per type from the cluster spec the run used, if it can be found unchanged (same sha256).
+    """GPUs per type, in cluster order, as the result records them (config.cluster.gpus_by_type).
 
-    The result holds only the total, so look for the spec at its recorded path: as given, and relative
-    to the result's folder and each folder above it. None when not found or not understood."""
-    path, digest = cluster.get("path"), cluster.get("sha256")
-    if not isinstance(path, str) or not isinstance(digest, str):
+    None for a result written before dlsim recorded it; an InputError when it is there but malformed or
+    does not add up to config.cluster.gpus."""
+    caps = cluster.get("gpus_by_type")
+    if caps is None:
         return None
-    candidates = [path]
-    if not os.path.isabs(path):
-        d = os.path.dirname(os.path.abspath(result_path))
-        while True:
-            candidates.append(os.path.join(d, path))
-            if os.path.dirname(d) == d:
-                break
-            d = os.path.dirname(d)
-    for c in candidates:
-        try:
-            if not os.path.isfile(c) or sha256_file(c) != digest:
-                continue
-            with open(c, encoding="utf-8") as f:
-                spec = json.load(f)
-            caps = {}
-            for rack in spec["racks"]:
-                node = spec["node_types"][rack["node_type"]]
-                n = rack["nodes"] * rack.get("count", 1) * node["gpus"]
-                caps[node["gpu_type"]] = caps.get(node["gpu_type"], 0) + n
-            if sum(caps.values()) == cluster.get("gpus"):
-                return caps
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    return None
+    if not isinstance(caps, dict) or not all(isinstance(k, str) and is_number(v) for k, v in caps.items()):
+        raise InputError(f"{result_path}: config.cluster.gpus_by_type: expected an object of GPU counts by type, "
+                         f"got {json.dumps(caps)}")
+    total = cluster.get("gpus")
+    if is_number(total) and sum(caps.values()) != total:
+        raise InputError(f"{result_path}: config.cluster.gpus_by_type adds up to {sum(caps.values())} GPUs, "
+                         f"but config.cluster.gpus is {total}")
+    return caps
 
 
 def cmd_util(args):
@@ -725,6 +699,7 @@ def cmd_bars(args):
     rows = select(index, parse_where(args.where), args.prog)
     metrics = parse_metrics(args.metrics, index, rows)
     policies, means = policy_means(index, rows, metrics)
+    assign_policy_colours(index.policies(rows))
     if args.baseline not in policies:
         raise InputError(f"--baseline '{args.baseline}': no finished runs of that policy in the selection "
                          f"(policies: {', '.join(map(str, policies))})")
@@ -916,8 +891,8 @@ def build_parser():
 
     p = sub.add_parser("util", help="busy GPUs by type over time",
                        description="Busy GPUs by type over time from the result's timeseries (stacked, each "
-                                   "bucket's time-weighted mean), with the cluster size as a dashed line and, "
-                                   "when the cluster spec is found unchanged, each type's capacity dotted.")
+                                   "bucket's time-weighted mean), with the cluster size as a dashed line and "
+                                   "each type's capacity (config.cluster.gpus_by_type) dotted.")
     p.add_argument("result", metavar="RESULT.json", help="a dlsim run result")
     figure_options(p, "write the plotted numbers as CSV: time_hours,<type>...,cluster_gpus[,capacity.<type>...]")
     p.set_defaults(func=cmd_util)

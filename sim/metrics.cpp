@@ -160,6 +160,25 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
             measured[j] = submit >= window.from && (window.to < 0 || submit < window.to);
         }
     }
+    // A window that selects no job would report statistics over nothing (a mean JCT of 0): an input error.
+    if (window.by != MeasureWindow::By::All && !jobs.empty() &&
+        std::find(measured.begin(), measured.end(), 1) == measured.end()) {
+        if (window.by == MeasureWindow::By::Jobs)
+            throw InputError(fmt::format("--measure-jobs {}:{} selects no job: the trace has only {} jobs (after its "
+                                         "filters), arrival indices 0 to {}",
+                                         window.first_job,
+                                         window.end_job == UINT64_MAX ? std::string() : std::to_string(window.end_job),
+                                         jobs.size(), jobs.size() - 1));
+        Time first = kNever, last = -kNever;
+        for (const JobInfo& j : jobs) {
+            first = std::min(first, j.submit);
+            last = std::max(last, j.submit);
+        }
+        throw InputError(fmt::format("--measure-time {}:{} selects no job: the trace's {} jobs are submitted from {} s "
+                                     "to {} s (after its filters)",
+                                     window.from, window.to < 0 ? std::string() : fmt::format("{}", window.to),
+                                     jobs.size(), to_seconds(first), to_seconds(last)));
+    }
     std::vector<double> jct;
     jct.reserve(jobs.size());
     double sum_jct = 0, sum_delay = 0;

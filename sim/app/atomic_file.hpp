@@ -19,14 +19,22 @@ public:
     template <class... Args>
     void print(fmt::format_string<Args...> format, Args&&... args) {
         fmt::format_to(std::back_inserter(buffer_), format, std::forward<Args>(args)...);
-        if (buffer_.size() > (1u << 20)) flush();
+        flush_if_full();
     }
     void put(char c) { buffer_.push_back(c); }
+
+    /// The in-memory buffer, for writers that format straight into it (call flush_if_full() after
+    /// each record so the buffer stays bounded).
+    fmt::memory_buffer& buffer() { return buffer_; }
+    void flush_if_full() {
+        if (buffer_.size() > kChunk) flush();
+    }
 
     /// Flushes, closes and renames into place; failures are InputErrors naming the path.
     void commit();
 
 private:
+    static constexpr std::size_t kChunk = 1u << 20;  ///< written to disk in chunks of about this size
     void flush();
     std::string path_, tmp_;
     std::FILE* file_ = nullptr;

@@ -8,6 +8,7 @@
 #include "traces/cluster_import.hpp"
 #include "sim/app/atomic_file.hpp"
 #include "sim/app/progress.hpp"
+#include "sim/app/result_fields.hpp"
 #include "sim/app/run.hpp"
 #include "sim/app/sweep.hpp"
 #include "traces/canonical_csv.hpp"
@@ -145,26 +146,12 @@ void report_trace(const Trace& trace) {
 }
 
 void print_summary(const RunOutcome& o, const RunConfig& c, double wall) {
-    const Summary& s = o.summary;
-    auto hours = [](double sec) { return sec / 3600.0; };
     fmt::print("dlsim {}: policy {} on {}\n", dlsim_version(), c.policy, c.cluster);
     fmt::print("  trace        {}\n", c.trace);
-    fmt::print("  jobs         {} ({} finished, {} rejected, {} unfinished)\n", s.jobs, s.finished, s.rejected, s.unfinished);
-    if (s.measure.by != MeasureWindow::By::All)
-        fmt::print("  measured     {} jobs ({} finished) {}\n", s.measured_jobs, s.measured_finished,
-                   s.measure.by == MeasureWindow::By::Jobs
-                       ? fmt::format("with arrival index in [{}, {})", s.measure.first_job,
-                                     s.measure.end_job == UINT64_MAX ? std::string("end") : std::to_string(s.measure.end_job))
-                       : fmt::format("submitted in [{}, {}) s", s.measure.from,
-                                     s.measure.to < 0 ? std::string("end") : fmt::format("{}", s.measure.to)));
-    fmt::print("  JCT (h)      avg {:.2f}   p50 {:.2f}   p95 {:.2f}   p99 {:.2f}\n", hours(s.avg_jct), hours(s.p50_jct),
-               hours(s.p95_jct), hours(s.p99_jct));
-    fmt::print("  queueing (h) avg {:.2f}\n", hours(s.avg_queueing_delay));
-    fmt::print("  makespan (h) {:.2f}\n", hours(s.makespan));
-    std::string by_type;
-    for (const auto& [name, u] : s.gpu_utilization_by_type) by_type += fmt::format("   {} {:.1f}%", name, 100 * u);
-    fmt::print("  GPU util     {:.1f}%{}\n", 100 * s.gpu_utilization, by_type);
-    fmt::print("  preemptions  {}   events {}   policy calls {}\n", s.preemptions, s.events, o.stats.policy_calls);
+    // The summary rows come from the result field table; policy calls are a run figure, not a summary key.
+    for (const auto& [row, text] :
+         result_fields::console_lines(o.summary, {{"preemptions", fmt::format("policy calls {}", o.stats.policy_calls)}}))
+        fmt::print("  {:<12} {}\n", row, text);
     fmt::print("  wall         {:.3f} s   peak RSS {:.0f} MiB\n", wall, peak_rss_mb());
     if (!c.out.empty()) fmt::print("  result       {}\n", c.out);
     if (!c.jobs_csv.empty()) fmt::print("  job table    {}\n", c.jobs_csv);

@@ -7,6 +7,7 @@
 #include "sim/app/atomic_file.hpp"
 #include "sim/event_log.hpp"
 #include "sim/app/file_hash.hpp"
+#include "sim/app/result_fields.hpp"
 #include "sim/job_spec.hpp"
 #include "models/base/json_out.hpp"
 #include "traces/trace_format.hpp"
@@ -90,7 +91,7 @@ ResolvedParams resolve_all_params(const RunConfig& c) {
 std::string id_of(const json_fields::Json& identity) { return sha256_text(identity.dump()).substr(0, 16); }
 
 /// The config as echoed in the result: the identity plus input paths, the detected trace format,
-/// the reader's report and the cluster's size.
+/// the reader's report and the cluster's size (in all and by GPU type).
 std::string config_json(const RunInputs& in, const RunConfig& c, json_fields::Json cfg) {
     using json_fields::Json;
     Json report = Json::object();
@@ -105,7 +106,13 @@ std::string config_json(const RunInputs& in, const RunConfig& c, json_fields::Js
     trace = Json{{"path", in.trace.path}, {"format", in.trace.format}, {"requested_format", c.trace_format},
                  {"sha256", in.trace_sha256}, {"time_unit", c.time_unit}, {"transforms", trace["transforms"]},
                  {"report", report}};
-    cfg["cluster"] = {{"path", c.cluster}, {"sha256", in.cluster_sha256}, {"gpus", in.cluster.num_gpus()}};
+    Json by_type = Json::object();  // capacity by GPU type, in cluster order (plots read it)
+    for (std::size_t t = 0; t < in.cluster.gpu_types.size(); ++t)
+        by_type[in.cluster.gpu_types[t].name] = in.cluster.gpus_of_type(static_cast<GpuTypeIdx>(t));
+    cfg["cluster"] = {{"path", c.cluster},
+                      {"sha256", in.cluster_sha256},
+                      {"gpus", in.cluster.num_gpus()},
+                      {"gpus_by_type", by_type}};
     cfg["profiles"] = {{"path", c.profiles}, {"sha256", in.profiles_sha256}};
     return cfg.dump();
 }
@@ -169,58 +176,19 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
 
 namespace {
 
-const char* state_name(JobState s) {
-    switch (s) {
-        case JobState::Pending: return "pending";
-        case JobState::Queued: return "queued";
-        case JobState::Running: return "running";
-        case JobState::Finished: return "finished";
-        case JobState::Rejected: return "rejected";
-    }
-    return "?";
-}
-
-/// A time in seconds, or null when it never happened.
-std::string when(Time t) { return t == kNever ? "null" : json_out::number(to_seconds(t)); }
-
-void write_summary(AtomicFile& f, const Summary& s) {
-    json_fields::Json measure = measure_json(s.measure);
-    measure["jobs"] = s.measured_jobs;
-    measure["finished"] = s.measured_finished;
-    f.print(
-               "{{\"jobs\":{},\"finished\":{},\"rejected\":{},\"unfinished\":{},\"avg_jct\":{},\"p50_jct\":{},"
-               "\"p95_jct\":{},\"p99_jct\":{},\"avg_queueing_delay\":{},\"makespan\":{},\"gpu_utilization\":{},"
-               "\"gpu_utilization_by_type\":{{",
-               s.jobs, s.finished, s.rejected, s.unfinished, json_out::number(s.avg_jct), json_out::number(s.p50_jct),
-               json_out::number(s.p95_jct), json_out::number(s.p99_jct), json_out::number(s.avg_queueing_delay),
-               json_out::number(s.makespan), json_out::number(s.gpu_utilization));
-    for (std::size_t i = 0; i < s.gpu_utilization_by_type.size(); ++i)
-        f.print("{}{}:{}", i ? "," : "", json_out::quote(s.gpu_utilization_by_type[i].first),
-                   json_out::number(s.gpu_utilization_by_type[i].second));
-    f.print("}},\"preemptions\":{},\"events\":{},\"measure\":{}}}", s.preemptions, s.events, measure.dump());
-}
-
 void write_number_array(AtomicFile& f, const std::vector<double>& xs) {
     f.put('[');
     for (std::size_t i = 0; i < xs.size(); ++i) f.print("{}{}", i ? "," : "", json_out::number(xs[i]));
     f.put(']');
 }
 
+/// The job table as CSV, columns from the field table (result_fields.hpp).
 void write_jobs_csv(const RunInputs& in, const RunOutcome& o, const std::string& path) {
     AtomicFile f(path);
-    f.print("job_id,submit_time,start_time,finish_time,jct,queueing_delay,num_gpus,gpu_type,preemptions,state\n");
-    auto cell = [](Time t) { return t == kNever ? std::string() : json_out::number(to_seconds(t)); };
+    f.print("{}", result_fields::jobs_csv_header());
     for (JobIdx j = 0; j < o.jobs.size(); ++j) {
-        const JobInfo& job = o.jobs[j];
-        const bool ran = job.first_start != kNever;
-        const bool done = job.state == JobState::Finished;
-        std::string id = in.trace.jobs[j].id;
-        if (id.find_first_of(",\"") != std::string::npos) id = "\"" + id + "\"";
-        f.print("{},{},{},{},{},{},{},{},{},{}\n", id, json_out::number(to_seconds(job.submit)),
-                   cell(job.first_start), done ? cell(job.finish) : "",
-                   done ? json_out::number(to_seconds(job.finish - job.submit)) : "",
-                   ran ? json_out::number(to_seconds(job.first_start - job.submit)) : "", job.num_gpus,
-                   ran ? in.cluster.gpu_types[o.job_gpu_type[j]].name : "", job.preemptions, state_name(job.state));
+        result_fields::write_job_csv(f.buffer(), {in, o, j});
+        f.flush_if_full();
     }
     f.commit();
 }
@@ -233,28 +201,15 @@ void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o,
     AtomicFile f(c.out);
     f.print("{{\"schema\":\"dlsim.result/1\",\n\"run_id\":\"{}\",\n\"config\":{},\n\"summary\":", o.run_id,
             o.config_json);
-    write_summary(f, o.summary);
+    result_fields::write_summary_json(f.buffer(), o.summary);
     f.print(",\n\"jobs\":[");
     if (c.job_records) {
+        // Streamed record by record into the file's buffer, which goes to disk in large chunks.
         for (JobIdx j = 0; j < o.jobs.size(); ++j) {
-            const JobInfo& job = o.jobs[j];
-            const JobRecord& r = in.trace.jobs[j];
-            const bool done = job.state == JobState::Finished;
-            const bool ran = job.first_start != kNever;
-            f.print(
-                       "{}\n{{\"job_id\":{},\"submit_time\":{},\"start_time\":{},\"finish_time\":{},\"jct\":{},"
-                       "\"queueing_delay\":{},\"num_gpus\":{},\"gpu_type\":{},\"preemptions\":{},\"state\":\"{}\"",
-                       j ? "," : "", json_out::quote(r.id), json_out::number(to_seconds(job.submit)), when(job.first_start),
-                       done ? when(job.finish) : "null", done ? json_out::number(to_seconds(job.finish - job.submit)) : "null",
-                       ran ? json_out::number(to_seconds(job.first_start - job.submit)) : "null", job.num_gpus,
-                       ran ? json_out::quote(in.cluster.gpu_types[o.job_gpu_type[j]].name) : "null", job.preemptions,
-                       state_name(job.state));
-            if (auto it = o.rejected.find(j); it != o.rejected.end())
-                f.print(",\"reason\":{}", json_out::quote(it->second));
-            const std::pair<const char*, StrId> extras[] = {{"model", r.model}, {"user", r.user}, {"vc", r.vc}, {"status", r.status}};
-            for (const auto& [key, id] : extras)
-                if (id != 0) f.print(",\"{}\":{}", key, json_out::quote(in.trace.strings[id]));
-            f.put('}');
+            if (j) f.put(',');
+            f.put('\n');
+            result_fields::write_job_json(f.buffer(), {in, o, j});
+            f.flush_if_full();
         }
     }
     f.print("],\n\"timeseries\":{{\"time\":");

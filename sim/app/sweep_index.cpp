@@ -3,6 +3,7 @@
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
 #include "sim/app/atomic_file.hpp"
+#include "sim/app/result_fields.hpp"
 #include "models/base/json_out.hpp"
 
 #include <fmt/format.h>
@@ -36,14 +37,12 @@ jf::Json parse_result_head(const std::string& path) {
     return jf::Json::parse(jf::read_file(path), skip_bulk);
 }
 
-/// One CSV cell: numbers in shortest form, strings quoted when they need it.
+/// One CSV cell: numbers in shortest form, strings quoted when they need it (RFC 4180).
 std::string csv_cell(const jf::Json& v) {
     if (v.is_null()) return "";
-    std::string text = v.is_string() ? v.get<std::string>() : v.is_number_float() ? json_out::number(v.get<double>()) : v.dump();
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
+    return result_fields::csv_text(v.is_string()         ? v.get<std::string>()
+                                   : v.is_number_float() ? json_out::number(v.get<double>())
+                                                         : v.dump());
 }
 
 }  // namespace
@@ -88,12 +87,7 @@ void write_run_error(const std::string& dir, const SweepRun& run, const std::str
     f.commit();
 }
 
-const std::vector<std::string>& index_metrics() {
-    static const std::vector<std::string> kMetrics = {
-        "jobs",     "finished", "rejected",           "unfinished", "avg_jct",         "p50_jct",     "p95_jct",
-        "p99_jct",  "avg_queueing_delay", "makespan", "gpu_utilization", "preemptions", "events"};
-    return kMetrics;
-}
+const std::vector<std::string>& index_metrics() { return result_fields::index_metrics(); }
 
 void write_index(const SweepSpec& spec, const std::string& dir, const std::vector<RunState>& states) {
     const auto& metrics = index_metrics();

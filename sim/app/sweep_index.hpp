@@ -30,7 +30,8 @@ RunState read_run_state(const std::string& dir, const SweepRun& run);
 /// Records a failed run (atomically).
 void write_run_error(const std::string& dir, const SweepRun& run, const std::string& kind, const std::string& message);
 
-/// The summary metrics, in index column order.
+/// The summary metrics, in index column order: the summary keys marked for the index in the result
+/// field table (result_fields.hpp).
 const std::vector<std::string>& index_metrics();
 
 /// Writes dir/index.csv and dir/index.json for every run of the spec, in spec order.

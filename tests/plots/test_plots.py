@@ -9,6 +9,7 @@ Exit 0 when every check passes; otherwise 1 with the first failure on stderr.
 """
 import argparse
 import csv
+import importlib.util
 import json
 import math
 import os
@@ -193,6 +194,11 @@ def test_util(plot, index, out, sweep_dir):
         for t, col in ts["busy_gpus"].items():
             check(close(float(d[t]), col[i]), f"util.csv row {i}: {t} {d[t]} != {col[i]}")
         check(d.get("cluster_gpus") == "108", f"util.csv row {i}: cluster_gpus {d.get('cluster_gpus')}, expected 108")
+    # Each type's capacity is the result's own (config.cluster.gpus_by_type), not re-derived from the spec.
+    caps = json.loads(result.read_text())["config"]["cluster"]["gpus_by_type"]
+    check(list(caps) == list(ts["busy_gpus"]), f"gpus_by_type {list(caps)} != time series types {list(ts['busy_gpus'])}")
+    for t, n in caps.items():
+        check(all(d.get(f"capacity.{t}") == str(n) for d in data), f"util.csv: capacity.{t} != {n} (the result's)")
 
 
 def test_table(plot, index_path, index, out):
@@ -221,6 +227,49 @@ def test_table(plot, index_path, index, out):
             check(close(float(d[col]), want), f"table.csv: {d['policy']} {d['load_scale']} {col} {d[col]} != {want}")
             # The table rounds to 4 significant digits.
             check(close(float(cell), want, 1e-3), f"table.md: {d['policy']} {d['load_scale']} {col} {cell} != {want}")
+
+
+def test_unknown_policy(plot, sweep_dir, out):
+    """A policy name plot.py has never seen: the sweep with srtf renamed in its index and results."""
+    new = "zz_new-policy"
+    renamed = out.parent / "renamed"
+    shutil.rmtree(renamed, ignore_errors=True)
+    (renamed / "runs").mkdir(parents=True)
+    index = json.loads((sweep_dir / "index.json").read_text())
+    for r in index["runs"]:
+        doc = json.loads((sweep_dir / r["result"]).read_text())
+        if r["parameters"]["policy"] == "srtf":
+            r["parameters"]["policy"] = new
+            doc["config"]["policy"] = new
+        (renamed / r["result"]).write_text(json.dumps(doc))
+    (renamed / "index.json").write_text(json.dumps(index))
+    index_path = renamed / "index.json"
+
+    plot(["bars", index_path, "-o", out / "bars_new.png", "--baseline", new, "--data-out", out / "bars_new.csv"])
+    check_figure(out / "bars_new.png")
+    data = read_csv(out / "bars_new.csv")
+    check({d["policy"] for d in data} == {"fifo", new}, f"bars_new.csv: policies {sorted({d['policy'] for d in data})}")
+    check(all(float(d["ratio"]) == 1.0 for d in data if d["policy"] == new), "bars_new.csv: baseline ratio != 1")
+    plot(["load", index_path, "-o", out / "load_new.svg", "--data-out", out / "load_new.csv"])
+    check({d["series"] for d in read_csv(out / "load_new.csv")} == {"fifo", new}, "load_new.csv: series")
+    plot(["cdf", "--index", index_path, "--where", f"policy={new}", "--where", "load_scale=1", "-o",
+          out / "cdf_new.pdf", "--data-out", out / "cdf_new.csv"])
+    check({d["policy"] for d in read_csv(out / "cdf_new.csv")} == {new}, "cdf_new.csv: expected the new policy only")
+    table = plot(["table", index_path]).stdout
+    check(f"| {new} |" in table, f"table: no row labelled {new}:\n{table}")
+
+    # Colours follow the sorted names present, whatever their order; a lone unknown name still gets one.
+    spec = importlib.util.spec_from_file_location("dlsim_plot", PLOT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.assign_policy_colours([new, "fifo"])
+    first = (mod.policy_colour("fifo"), mod.policy_colour(new))
+    mod.assign_policy_colours(["fifo", new])
+    check((mod.policy_colour("fifo"), mod.policy_colour(new)) == first, "policy colours depend on input order")
+    check(first[0] != first[1], "two policies got the same colour")
+    check(not hasattr(mod, "KNOWN_POLICIES"), "plot.py still has a built-in policy list")
+    mod.assign_policy_colours([])
+    check(mod.policy_colour("never-assigned").startswith("#"), "an unassigned policy has no colour")
 
 
 def test_bad_input(plot, index_path, out):
@@ -267,6 +316,7 @@ def main():
         test_util(plot, index, out, sweep_dir)
         test_table(plot, index_path, index, out)
         test_bad_input(plot, index_path, out)
+        test_unknown_policy(plot, sweep_dir, out)
         # Same input, same bytes: no creation dates, fixed SVG ids.
         for ext in (".svg", ".pdf"):
             plot(["load", index_path, "-o", out / f"again{ext}"])

@@ -1,0 +1,514 @@
+#include "sim/app/result_fields.hpp"
+
+#include "models/base/json_fields.hpp"
+#include "models/base/json_out.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <iterator>
+
+namespace dlsim::result_fields {
+
+// ---------------------------------------------------------------- formatting
+
+namespace {
+
+/// Writes through a raw pointer into a Buffer grown ahead of the writes: a job record is formatted
+/// without a bounds check or a call per character. Every write asks for room first (`need`).
+class Out {
+    static constexpr char kPairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+
+public:
+    explicit Out(Buffer& b) : b_(b), p_(b.data() + b.size()) {}
+    ~Out() { b_.resize(static_cast<std::size_t>(p_ - b_.data())); }
+    Out(const Out&) = delete;
+    Out& operator=(const Out&) = delete;
+
+    void need(std::size_t n) {
+        if (static_cast<std::size_t>(b_.data() + b_.size() - p_) >= n) return;
+        const auto at = static_cast<std::size_t>(p_ - b_.data());
+        b_.resize(std::max(b_.size() + n, at + n + 4096));
+        p_ = b_.data() + at;
+    }
+    void put(char c) { *p_++ = c; }  ///< after need()
+    void put(std::string_view s) {   ///< after need()
+        if (s.empty()) return;  // an empty view may have no data pointer at all
+        std::memcpy(p_, s.data(), s.size());
+        p_ += s.size();
+    }
+    void text(std::string_view s) {
+        need(s.size());
+        put(s);
+    }
+    void integer(std::int64_t v) {
+        need(21);
+        std::uint64_t u = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+        if (v < 0) put('-');
+        unsigned_digits(u);
+    }
+    /// Microseconds as seconds (see append_seconds).
+    void seconds(std::int64_t us) {
+        constexpr std::int64_t kMaxExact = 1'000'000'000'000'000;  // 10^15 µs: at most 15 digits
+        if (us < 100 || us >= kMaxExact) {
+            if (us == 0) return text("0");
+            // fmt's shortest round trip, exponent notation below 1e-4 s; rare
+            const std::string general = json_out::number(to_seconds(us));
+            return text(general);
+        }
+        need(32);
+        unsigned_digits(static_cast<std::uint64_t>(us / 1'000'000));
+        const auto frac = static_cast<std::uint32_t>(us % 1'000'000);
+        if (frac == 0) return;
+        // Six digits by pairs, then drop the trailing zeros.
+        p_[0] = '.';
+        std::memcpy(p_ + 1, kPairs + 2 * (frac / 10'000), 2);
+        std::memcpy(p_ + 3, kPairs + 2 * (frac / 100 % 100), 2);
+        std::memcpy(p_ + 5, kPairs + 2 * (frac % 100), 2);
+        int len = 7;
+        while (p_[len - 1] == '0') --len;
+        p_ += len;
+    }
+    void json_string(std::string_view s) {
+        std::size_t clean = 0;  // most strings need no escape: copy them whole
+        while (clean < s.size() && s[clean] != '"' && s[clean] != '\\' && static_cast<unsigned char>(s[clean]) >= 0x20)
+            ++clean;
+        if (clean == s.size()) {
+            need(s.size() + 2);
+            put('"');
+            put(s);
+            put('"');
+            return;
+        }
+        need(6 * s.size() + 2);
+        put('"');
+        for (char c : s) {
+            const auto u = static_cast<unsigned char>(c);
+            if (c != '"' && c != '\\' && u >= 0x20) {
+                put(c);
+                continue;
+            }
+            put('\\');
+            switch (c) {
+                case '"':
+                    put('"');
+                    break;
+                case '\\':
+                    put('\\');
+                    break;
+                case '\n':
+                    put('n');
+                    break;
+                case '\r':
+                    put('r');
+                    break;
+                case '\t':
+                    put('t');
+                    break;
+                default:
+                    put("u00");
+                    put("0123456789abcdef"[u >> 4]);
+                    put("0123456789abcdef"[u & 15]);
+            }
+        }
+        put('"');
+    }
+    void csv_string(std::string_view s) {
+        if (s.find_first_of(",\"\r\n") == std::string_view::npos) return text(s);
+        need(2 * s.size() + 2);
+        put('"');
+        for (char c : s) {
+            if (c == '"') put('"');
+            put(c);
+        }
+        put('"');
+    }
+
+private:
+    void unsigned_digits(std::uint64_t u) {  ///< after need(20)
+        char tmp[20];
+        char* e = tmp + sizeof tmp;
+        char* q = e;
+        while (u >= 100) {
+            const auto pair = static_cast<std::size_t>(u % 100) * 2;
+            u /= 100;
+            *--q = kPairs[pair + 1];
+            *--q = kPairs[pair];
+        }
+        if (u >= 10) {
+            *--q = kPairs[u * 2 + 1];
+            *--q = kPairs[u * 2];
+        } else {
+            *--q = static_cast<char>('0' + u);
+        }
+        put(std::string_view(q, static_cast<std::size_t>(e - q)));
+    }
+
+    Buffer& b_;
+    char* p_;
+};
+
+void append(Buffer& out, std::string_view s) { out.append(s.data(), s.data() + s.size()); }
+
+void append_int(Buffer& out, std::int64_t v) { Out(out).integer(v); }
+
+void append_double(Buffer& out, double x) { append(out, json_out::number(x)); }
+
+}  // namespace
+
+void append_seconds(Buffer& out, std::int64_t us) {
+    // fmt's shortest form of us / 1e6 is the exact decimal whenever that decimal has at most 15
+    // significant digits (every such decimal round-trips through a double, and no shorter one maps to
+    // the same double) and fmt writes it in fixed notation (values from 1e-4 up to 1e16). Elsewhere,
+    // ask fmt.
+    Out(out).seconds(us);
+}
+
+void append_json_string(Buffer& out, std::string_view s) { Out(out).json_string(s); }
+
+void append_csv_text(Buffer& out, std::string_view s) { Out(out).csv_string(s); }
+
+std::string csv_text(std::string_view s) {
+    Buffer b;
+    append_csv_text(b, s);
+    return fmt::to_string(b);
+}
+
+// ---------------------------------------------------------------- summary
+
+namespace {
+
+std::string hours(double seconds) { return fmt::format("{:.2f}", seconds / 3600.0); }
+std::string percent(double share) { return fmt::format("{:.1f}%", 100 * share); }
+std::string nonzero(std::uint64_t n) { return n ? std::to_string(n) : std::string(); }
+
+/// A count (std::uint64_t member) as a JSON number and console text.
+template <std::uint64_t Summary::*Member>
+void count_json(Buffer& out, const Summary& s) {
+    append_int(out, static_cast<std::int64_t>(s.*Member));
+}
+template <std::uint64_t Summary::*Member>
+std::string count_text(const Summary& s) {
+    return std::to_string(s.*Member);
+}
+/// A number of seconds (double member) as JSON and, on the console, in hours.
+template <double Summary::*Member>
+void number_json(Buffer& out, const Summary& s) {
+    append_double(out, s.*Member);
+}
+template <double Summary::*Member>
+std::string hours_text(const Summary& s) {
+    return hours(s.*Member);
+}
+
+const std::array<std::string_view, 7> kConsoleRows = {"jobs",         "measured", "JCT (h)",    "queueing (h)",
+                                                      "makespan (h)", "GPU util", "preemptions"};
+enum Row { kJobsRow, kMeasuredRow, kJctRow, kQueueingRow, kMakespanRow, kUtilRow, kCountsRow };
+
+const SummaryField kSummary[] = {
+    {"jobs", "jobs in the trace (after its filters and transforms)", count_json<&Summary::jobs>, true, kJobsRow,
+     Show::Part, "", count_text<&Summary::jobs>},
+    {"finished", "jobs that finished", count_json<&Summary::finished>, true, kJobsRow, Show::Aside, "finished",
+     count_text<&Summary::finished>},
+    {"rejected", "jobs that can never run on this cluster (state rejected, with a reason)",
+     count_json<&Summary::rejected>, true, kJobsRow, Show::Aside, "rejected", count_text<&Summary::rejected>},
+    {"unfinished", "jobs neither finished nor rejected", count_json<&Summary::unfinished>, true, kJobsRow, Show::Aside,
+     "unfinished", count_text<&Summary::unfinished>},
+    {"agnostic_jobs", "jobs whose model the profile lacks, run model-agnostic (--unknown-models agnostic)",
+     count_json<&Summary::agnostic_jobs>, false, kJobsRow, Show::Aside, "model-agnostic",
+     [](const Summary& s) { return nonzero(s.agnostic_jobs); }},
+    {"avg_jct", "mean JCT of the finished jobs in the measurement window (s)", number_json<&Summary::avg_jct>, true,
+     kJctRow, Show::Part, "avg", hours_text<&Summary::avg_jct>},
+    {"p50_jct", "median JCT, linear interpolation between order statistics (s)", number_json<&Summary::p50_jct>, true,
+     kJctRow, Show::Part, "p50", hours_text<&Summary::p50_jct>},
+    {"p95_jct", "95th percentile JCT (s)", number_json<&Summary::p95_jct>, true, kJctRow, Show::Part, "p95",
+     hours_text<&Summary::p95_jct>},
+    {"p99_jct", "99th percentile JCT (s)", number_json<&Summary::p99_jct>, true, kJctRow, Show::Part, "p99",
+     hours_text<&Summary::p99_jct>},
+    {"avg_queueing_delay", "mean first start - submit of the finished jobs in the window (s)",
+     number_json<&Summary::avg_queueing_delay>, true, kQueueingRow, Show::Part, "avg",
+     hours_text<&Summary::avg_queueing_delay>},
+    {"makespan", "last finish - first submit (s)", number_json<&Summary::makespan>, true, kMakespanRow, Show::Part, "",
+     hours_text<&Summary::makespan>},
+    {"gpu_utilization", "busy GPU-seconds / (GPUs x makespan)", number_json<&Summary::gpu_utilization>, true, kUtilRow,
+     Show::Part, "", [](const Summary& s) { return percent(s.gpu_utilization); }},
+    {"gpu_utilization_by_type", "the same per GPU type, in cluster order (object: type -> share)",
+     [](Buffer& out, const Summary& s) {
+         out.push_back('{');
+         for (std::size_t i = 0; i < s.gpu_utilization_by_type.size(); ++i) {
+             if (i) out.push_back(',');
+             append_json_string(out, s.gpu_utilization_by_type[i].first);
+             out.push_back(':');
+             append_double(out, s.gpu_utilization_by_type[i].second);
+         }
+         out.push_back('}');
+     },
+     false, kUtilRow, Show::Part, "",
+     [](const Summary& s) {
+         std::string text;
+         for (const auto& [name, u] : s.gpu_utilization_by_type)
+             text += fmt::format("{}{} {}", text.empty() ? "" : "   ", name, percent(u));
+         return text;
+     }},
+    {"preemptions", "times a running job lost its GPUs before finishing (moves included)",
+     count_json<&Summary::preemptions>, true, kCountsRow, Show::Part, "", count_text<&Summary::preemptions>},
+    {"migrations", "of the preemptions, moves: the job ran again elsewhere at the same instant",
+     count_json<&Summary::migrations>, true, kCountsRow, Show::Aside, "migrations",
+     [](const Summary& s) { return nonzero(s.migrations); }},
+    {"events", "events the engine processed", count_json<&Summary::events>, true, kCountsRow, Show::Part, "events",
+     count_text<&Summary::events>},
+    {"measure",
+     "the measurement window of the JCT figures (by all, jobs or time; from, to) and its jobs and "
+     "finished jobs",
+     [](Buffer& out, const Summary& s) { append(out, measure_summary_json(s)); }, false, kMeasuredRow, Show::Part, "",
+     [](const Summary& s) -> std::string {
+         const MeasureWindow& w = s.measure;
+         if (w.by == MeasureWindow::By::All) return {};
+         const std::string where =
+             w.by == MeasureWindow::By::Jobs
+                 ? fmt::format("with arrival index in [{}, {})", w.first_job,
+                               w.end_job == UINT64_MAX ? std::string("end") : std::to_string(w.end_job))
+                 : fmt::format("submitted in [{}, {}) s", w.from,
+                               w.to < 0 ? std::string("end") : fmt::format("{}", w.to));
+         return fmt::format("{} jobs ({} finished) {}", s.measured_jobs, s.measured_finished, where);
+     }},
+};
+
+}  // namespace
+
+std::span<const SummaryField> summary_fields() { return kSummary; }
+
+std::span<const std::string_view> console_rows() { return kConsoleRows; }
+
+std::string measure_summary_json(const Summary& s) {
+    using json_fields::Json;
+    const MeasureWindow& w = s.measure;
+    Json m;
+    switch (w.by) {
+        case MeasureWindow::By::Jobs:
+            m = {{"by", "jobs"}, {"from", w.first_job}, {"to", w.end_job == UINT64_MAX ? Json() : Json(w.end_job)}};
+            break;
+        case MeasureWindow::By::Time:
+            m = {{"by", "time"}, {"from", w.from}, {"to", w.to < 0 ? Json() : Json(w.to)}};
+            break;
+        case MeasureWindow::By::All:
+            m = {{"by", "all"}};
+            break;
+    }
+    m["jobs"] = s.measured_jobs;
+    m["finished"] = s.measured_finished;
+    return m.dump();
+}
+
+void write_summary_json(Buffer& out, const Summary& s) {
+    char sep = '{';
+    for (const SummaryField& f : kSummary) {
+        out.push_back(sep);
+        sep = ',';
+        append_json_string(out, f.name);
+        out.push_back(':');
+        f.write_json(out, s);
+    }
+    out.push_back('}');
+}
+
+std::vector<std::pair<std::string, std::string>> console_lines(
+    const Summary& s, const std::vector<std::pair<std::string_view, std::string>>& extra) {
+    struct Part {
+        std::string main;
+        std::vector<std::string> asides;
+    };
+    std::vector<std::vector<Part>> rows(kConsoleRows.size());
+    for (const SummaryField& f : kSummary) {
+        if (f.console_row < 0) continue;
+        const std::string text = f.console_text(s);
+        if (text.empty()) continue;
+        auto& row = rows[static_cast<std::size_t>(f.console_row)];
+        if (f.show == Show::Aside && !row.empty())
+            row.back().asides.push_back(fmt::format("{} {}", text, f.label));
+        else
+            row.push_back({f.label.empty() ? text : fmt::format("{} {}", f.label, text), {}});
+    }
+    for (const auto& [label, text] : extra)
+        for (std::size_t r = 0; r < kConsoleRows.size(); ++r)
+            if (kConsoleRows[r] == label) rows[r].push_back({text, {}});
+    std::vector<std::pair<std::string, std::string>> lines;
+    for (std::size_t r = 0; r < kConsoleRows.size(); ++r) {
+        if (rows[r].empty()) continue;
+        std::string text;
+        for (const Part& p : rows[r]) {
+            if (!text.empty()) text += "   ";
+            text += p.main;
+            if (!p.asides.empty()) text += fmt::format(" ({})", fmt::join(p.asides, ", "));
+        }
+        lines.emplace_back(std::string(kConsoleRows[r]), std::move(text));
+    }
+    return lines;
+}
+
+const std::vector<std::string>& index_metrics() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (const SummaryField& f : kSummary)
+            if (f.in_index) out.emplace_back(f.name);
+        return out;
+    }();
+    return names;
+}
+
+// ---------------------------------------------------------------- job records
+
+namespace {
+
+const char* state_name(JobState s) {
+    switch (s) {
+        case JobState::Pending:
+            return "pending";
+        case JobState::Queued:
+            return "queued";
+        case JobState::Running:
+            return "running";
+        case JobState::Finished:
+            return "finished";
+        case JobState::Rejected:
+            return "rejected";
+    }
+    return "?";
+}
+
+const JobInfo& info(const JobRow& r) { return r.out.jobs[r.j]; }
+bool ran(const JobRow& r) { return info(r).first_start != kNever; }
+bool done(const JobRow& r) { return info(r).state == JobState::Finished; }
+
+Cell null() { return {}; }
+Cell absent() { return {Cell::Kind::Absent, 0, {}}; }
+Cell integer(std::int64_t v) { return {Cell::Kind::Int, v, {}}; }
+Cell seconds(Time us) { return {Cell::Kind::Seconds, us, {}}; }
+Cell text(std::string_view s) { return {Cell::Kind::Text, 0, s}; }
+/// One of the trace's optional string columns: absent when the row has none.
+Cell trace_string(const JobRow& r, StrId id) { return id == 0 ? absent() : text(r.in.trace.strings[id]); }
+
+const JobField kJobs[] = {
+    {"job_id", "the trace's job id, as given", [](const JobRow& r) { return text(r.in.trace.jobs[r.j].id); }, true},
+    {"submit_time", "submission (s)", [](const JobRow& r) { return seconds(info(r).submit); }, true},
+    {"start_time", "first start (s); null if it never ran",
+     [](const JobRow& r) { return ran(r) ? seconds(info(r).first_start) : null(); }, true},
+    {"finish_time", "finish (s); null unless finished",
+     [](const JobRow& r) { return done(r) ? seconds(info(r).finish) : null(); }, true},
+    {"jct", "finish - submit (s); null unless finished",
+     [](const JobRow& r) { return done(r) ? seconds(info(r).finish - info(r).submit) : null(); }, true},
+    {"queueing_delay", "first start - submit (s); null if it never ran",
+     [](const JobRow& r) { return ran(r) ? seconds(info(r).first_start - info(r).submit) : null(); }, true},
+    {"num_gpus", "requested GPUs", [](const JobRow& r) { return integer(info(r).num_gpus); }, true},
+    {"gpu_type", "GPU type of its longest allocation; null if it never ran",
+     [](const JobRow& r) { return ran(r) ? text(r.in.cluster.gpu_types[r.out.job_gpu_type[r.j]].name) : null(); },
+     true},
+    {"preemptions", "times it lost its GPUs before finishing (moves included)",
+     [](const JobRow& r) { return integer(info(r).preemptions); }, true},
+    {"migrations", "of those, moves to other GPUs at the same instant",
+     [](const JobRow& r) { return integer(info(r).migrations); }, true},
+    {"state", "pending, queued, running, finished or rejected",
+     [](const JobRow& r) { return text(state_name(info(r).state)); }, true},
+    {"reason", "why it can never run here (rejected jobs only)",
+     [](const JobRow& r) {
+         if (r.out.rejected.empty()) return absent();
+         const auto it = r.out.rejected.find(r.j);
+         return it == r.out.rejected.end() ? absent() : text(it->second);
+     },
+     false},
+    {"model", "the trace's model, when given",
+     [](const JobRow& r) { return trace_string(r, r.in.trace.jobs[r.j].model); }, false},
+    {"user", "the trace's user, when given", [](const JobRow& r) { return trace_string(r, r.in.trace.jobs[r.j].user); },
+     false},
+    {"vc", "the trace's virtual cluster, when given",
+     [](const JobRow& r) { return trace_string(r, r.in.trace.jobs[r.j].vc); }, false},
+    {"status", "the trace's final status, when given",
+     [](const JobRow& r) { return trace_string(r, r.in.trace.jobs[r.j].status); }, false},
+};
+
+/// `"name":` for each job field, built once.
+const std::vector<std::string>& json_keys() {
+    static const std::vector<std::string> keys = [] {
+        std::vector<std::string> out;
+        for (const JobField& f : kJobs) {
+            Buffer b;
+            append_json_string(b, f.name);
+            b.push_back(':');
+            out.push_back(fmt::to_string(b));
+        }
+        return out;
+    }();
+    return keys;
+}
+
+}  // namespace
+
+std::span<const JobField> job_fields() { return kJobs; }
+
+std::string jobs_csv_header() {
+    std::string header;
+    for (const JobField& f : kJobs)
+        if (f.in_csv) header += (header.empty() ? "" : ",") + csv_text(f.name);
+    return header + "\n";
+}
+
+void write_job_json(Buffer& buffer, const JobRow& row) {
+    const auto& keys = json_keys();
+    Out out(buffer);
+    char sep = '{';
+    for (std::size_t i = 0; i < std::size(kJobs); ++i) {
+        const Cell c = kJobs[i].value(row);
+        if (c.kind == Cell::Kind::Absent) continue;
+        out.need(keys[i].size() + 1);
+        out.put(sep);
+        sep = ',';
+        out.put(keys[i]);
+        switch (c.kind) {
+            case Cell::Kind::Absent:
+            case Cell::Kind::Null:
+                out.text("null");
+                break;
+            case Cell::Kind::Int:
+                out.integer(c.number);
+                break;
+            case Cell::Kind::Seconds:
+                out.seconds(c.number);
+                break;
+            case Cell::Kind::Text:
+                out.json_string(c.text);
+                break;
+        }
+    }
+    out.text("}");
+}
+
+void write_job_csv(Buffer& buffer, const JobRow& row) {
+    Out out(buffer);
+    bool first = true;
+    for (const JobField& f : kJobs) {
+        if (!f.in_csv) continue;
+        if (!first) out.text(",");
+        first = false;
+        const Cell c = f.value(row);
+        switch (c.kind) {
+            case Cell::Kind::Absent:
+            case Cell::Kind::Null:
+                break;
+            case Cell::Kind::Int:
+                out.integer(c.number);
+                break;
+            case Cell::Kind::Seconds:
+                out.seconds(c.number);
+                break;
+            case Cell::Kind::Text:
+                out.csv_string(c.text);
+                break;
+        }
+    }
+    out.text("\n");
+}
+
+}  // namespace dlsim::result_fields
