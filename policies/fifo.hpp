@@ -15,6 +15,9 @@ public:
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
+    /// Declined starts and requeued jobs go back to their place in arrival order.
+    void take_back(const ClusterView& view, const Changes& changes);
+
     TypeOrder order_;
     std::deque<JobIdx> queue_;
     std::vector<int> available_;  // per type, this call's scratch (no allocation per call)

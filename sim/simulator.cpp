@@ -43,8 +43,6 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
     generation_.assign(n, 0);
     gpus_of_.assign(n, ClusterState::kNoGpu);
     running_pos_.assign(n, kNotRunning);
-    slot_of_.assign(n, kNotRunning);
-    stopped_at_.assign(n, 0);
     arrival_order_.resize(n);
     std::iota(arrival_order_.begin(), arrival_order_.end(), JobIdx{0});
     auto by_submit = [&](JobIdx a, JobIdx b) { return jobs_[a].submit < jobs_[b].submit; };
@@ -55,7 +53,7 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
 }
 
 const Allocation& Simulator::allocation(JobIdx j) const {
-    return slot_of_[j] == kNotRunning ? kNoAllocation : slots_[slot_of_[j]];
+    return running_pos_[j] == kNotRunning ? kNoAllocation : allocs_[running_pos_[j]];
 }
 
 void Simulator::push_next_arrival() {
@@ -74,7 +72,7 @@ SimStats Simulator::run() {
         const Time t = queue_.top().time;
         if (t < now_) throw InternalError(fmt::format("time went back from {} us to {} us", now_, t));
         now_ = t;
-        ++instant_;
+        stopped_now_.clear();
         if (progress_ && stats_.events >= next_progress_) {
             progress_(now_, finished_count_);
             next_progress_ = stats_.events + 4096;
@@ -191,7 +189,9 @@ bool Simulator::place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> 
     } else {
         scratch_.shares.assign(placement.begin(), placement.end());
     }
-    // The placer's answer is checked as strictly as a policy's explicit placement.
+    // A policy's explicit placement is checked share by share; the placer's answer by node type and
+    // total (ClusterState::allocate refuses GPUs that are not free).
+    const bool explicit_placement = !placement.empty();
     int placed = 0;
     for (std::size_t i = 0; i < scratch_.shares.size(); ++i) {
         const NodeShare& s = scratch_.shares[i];
@@ -199,15 +199,15 @@ bool Simulator::place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> 
             invalid(fmt::format("{} job {} on node {}, which has no {} GPUs", action, j, s.node,
                                 cluster_.gpu_types[t].name));
         if (s.milli != kWholeGpu)
-            invalid(
-                fmt::format("{} job {} on a {}/1000 share of GPUs: only whole GPUs are supported", action, j, s.milli));
+            invalid(fmt::format("{} job {} on a {}/1000 share of GPUs: only whole GPUs are supported", action, j,
+                                s.milli));
+        placed += s.gpus;
+        if (!explicit_placement) continue;
         if (s.gpus < 1 || s.gpus > state_.free_on(s.node))
             invalid(fmt::format("{} job {} on {} GPUs of node {}, which has {} free", action, j, s.gpus, s.node,
                                 state_.free_on(s.node)));
         for (std::size_t k = 0; k < i; ++k)
-            if (scratch_.shares[k].node == s.node)
-                invalid(fmt::format("{} job {} on node {} twice", action, j, s.node));
-        placed += s.gpus;
+            if (scratch_.shares[k].node == s.node) invalid(fmt::format("{} job {} on node {} twice", action, j, s.node));
     }
     if (placed != n) invalid(fmt::format("{} job {} on a placement of {} GPUs instead of {}", action, j, placed, n));
     return true;
@@ -234,7 +234,7 @@ void Simulator::lend_gpus(JobIdx j) {
 
 void Simulator::reclaim_gpus(JobIdx j) {
     GpuIdx head = ClusterState::kNoGpu;
-    for (const NodeShare& s : slots_[slot_of_[j]].shares) state_.allocate(s.node, s.gpus, j, head);
+    for (const NodeShare& s : allocs_[running_pos_[j]].shares) state_.allocate(s.node, s.gpus, j, head);
     gpus_of_[j] = head;
 }
 
@@ -270,44 +270,42 @@ void Simulator::migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> place
     reallocate(j, &scratch_, Transition::Migrate);
 }
 
-void Simulator::reallocate(JobIdx j, const Allocation* to, Transition why) {
+void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
     JobInfo& job = jobs_[j];
     const bool was_running = job.state == JobState::Running;
-    const std::uint32_t old_slot = slot_of_[j];
     const Time from_since = job.stint_start;
+    // allocs_[p] belongs to running_[p]. `to` is the scratch allocation: the two swap, so the job's
+    // slot gets the new shares, the scratch keeps what it held (`from`, for the models and observers),
+    // and no storage is allocated once the slots have grown to the peak number of running jobs.
+    Allocation* from = nullptr;
 
     // Progress up to date, then the old GPUs back to the pool.
     if (was_running) {
         job.remaining = job.remaining_at(now_);
-        const Allocation& from = slots_[old_slot];
         const int freed = state_.release(gpus_of_[j], j);
-        if (freed != from.num_gpus())
-            throw InternalError(fmt::format("job {} held {} GPUs, expected {}", j, freed, from.num_gpus()));
+        if (freed != job.alloc_gpus)
+            throw InternalError(fmt::format("job {} held {} GPUs, expected {}", j, freed, job.alloc_gpus));
         gpus_of_[j] = ClusterState::kNoGpu;
         job.attained += now_ - job.stint_start;
-        performance_.released(j, from, rate_changes_);
+        performance_.released(j, allocs_[running_pos_[j]], rate_changes_);
     }
     ++generation_[j];  // its pending completion, if any, is stale from here on
 
     if (to != nullptr) {
-        std::uint32_t slot;
-        if (free_slots_.empty()) {
-            slot = static_cast<std::uint32_t>(slots_.size());
-            slots_.emplace_back();
-        } else {
-            slot = free_slots_.back();
-            free_slots_.pop_back();
+        if (!was_running) {
+            running_pos_[j] = static_cast<std::uint32_t>(running_.size());
+            running_.push_back(j);
+            if (allocs_.size() < running_.size()) allocs_.emplace_back();
         }
-        Allocation& a = slots_[slot];  // (slots_ does not grow again before the end of this call)
-        a.gpu_type = to->gpu_type;
-        a.shares.assign(to->shares.begin(), to->shares.end());
+        Allocation& a = allocs_[running_pos_[j]];
+        std::swap(a, *to);
+        if (was_running) from = to;
         GpuIdx head = ClusterState::kNoGpu;
         for (const NodeShare& s : a.shares) state_.allocate(s.node, s.gpus, j, head);
         gpus_of_[j] = head;
-        slot_of_[j] = slot;
-        const Allocation* from = was_running ? &slots_[old_slot] : nullptr;
         const Time delay = restart_.cost({j, job.model, from, a, job.first_start != kNever});
-        if (!was_running && stopped_at_[j] == instant_) ++job.migrations;  // stopped and restarted at once
+        if (!was_running && std::find(stopped_now_.begin(), stopped_now_.end(), j) != stopped_now_.end())
+            ++job.migrations;  // it lost its GPUs earlier at this same instant: a move
         if (why == Transition::Migrate) {
             ++job.preemptions;
             ++job.migrations;
@@ -319,13 +317,20 @@ void Simulator::reallocate(JobIdx j, const Allocation* to, Transition why) {
         job.progress_from = now_ + delay;
         job.rate = 0;
         if (job.first_start == kNever) job.first_start = now_;
-        if (!was_running) {
-            running_pos_[j] = static_cast<std::uint32_t>(running_.size());
-            running_.push_back(j);
-        }
         performance_.allocated(j, job.model, a, rate_changes_);
     } else {
-        slot_of_[j] = kNotRunning;
+        // Swap-remove from the running list (and its allocation with it, into the scratch).
+        const std::uint32_t pos = running_pos_[j];
+        const std::uint32_t last = static_cast<std::uint32_t>(running_.size() - 1);
+        std::swap(scratch_, allocs_[pos]);
+        from = &scratch_;
+        if (pos != last) {
+            std::swap(allocs_[pos], allocs_[last]);
+            running_[pos] = running_[last];
+            running_pos_[running_[pos]] = pos;
+        }
+        running_.pop_back();
+        running_pos_[j] = kNotRunning;
         job.alloc_gpus = 0;
         job.rate = 0;
         if (why == Transition::Finish) {
@@ -336,41 +341,26 @@ void Simulator::reallocate(JobIdx j, const Allocation* to, Transition why) {
             job.finish = kNever;
             job.state = JobState::Queued;
             ++job.preemptions;
-            stopped_at_[j] = instant_;
+            stopped_now_.push_back(j);
         }
-        // Swap-remove from the running list.
-        const std::uint32_t pos = running_pos_[j];
-        running_[pos] = running_.back();
-        running_pos_[running_[pos]] = pos;
-        running_.pop_back();
-        running_pos_[j] = kNotRunning;
     }
 
     for (const RateChange& c : rate_changes_) rerate(c.job, c.rate);
 
-    const Allocation& from = was_running ? slots_[old_slot] : kNoAllocation;
-    const Allocation& now_held = allocation(j);
+    const Allocation& held = allocation(j);
     for (Observer* o : observers_) {
         switch (why) {
-            case Transition::Start:
-                o->on_start(now_, j, job, now_held);
-                break;
-            case Transition::Preempt:
-                o->on_preempt(now_, j, job, from);
-                break;
-            case Transition::Finish:
-                o->on_finish(now_, j, job, from);
-                break;
+            case Transition::Start: o->on_start(now_, j, job, held); break;
+            case Transition::Preempt: o->on_preempt(now_, j, job, *from); break;
+            case Transition::Finish: o->on_finish(now_, j, job, *from); break;
             case Transition::Resize:
-            case Transition::Migrate:
-                o->on_resize(now_, j, job, from, from_since, now_held, why);
-                break;
+            case Transition::Migrate: o->on_resize(now_, j, job, *from, from_since, held, why); break;
         }
-        for (const RateChange& c : rate_changes_)
-            if (c.job != j) o->on_rate_change(now_, c.job, jobs_[c.job]);
+        if (rate_changes_.size() > 1 || (rate_changes_.size() == 1 && rate_changes_[0].job != j))
+            for (const RateChange& c : rate_changes_)
+                if (c.job != j) o->on_rate_change(now_, c.job, jobs_[c.job]);
     }
     rate_changes_.clear();
-    if (was_running) free_slots_.push_back(old_slot);
 }
 
 void Simulator::rerate(JobIdx j, double rate) {

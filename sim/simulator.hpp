@@ -85,7 +85,8 @@ private:
     void resize(JobIdx j, int n);
     void migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> placement);
     /// The one transition: job j now holds `to` (nullptr: nothing; it goes back to the queue or finishes).
-    void reallocate(JobIdx j, const Allocation* to, Transition why);
+    /// `to` is the engine's scratch: it is swapped with the job's slot in allocs_.
+    void reallocate(JobIdx j, Allocation* to, Transition why);
     /// Brings a running job's progress up to date and reschedules its completion at a new rate.
     void rerate(JobIdx j, double rate);
     /// Fills `scratch_` with n GPUs of type t on `placement` (checked) or where the placer says; false
@@ -111,11 +112,9 @@ private:
     std::vector<JobInfo> jobs_;
     std::vector<std::uint32_t> generation_;   // per job: bumps whenever its completion time changes
     std::vector<GpuIdx> gpus_of_;             // per job: head of its GPU chain in ClusterState
-    std::vector<std::uint32_t> running_pos_;  // per job: index in running_
-    std::vector<std::uint32_t> slot_of_;      // per job: its allocation in slots_ while running
-    std::vector<std::uint32_t> stopped_at_;   // per job: the instant number at which it last lost its GPUs
-    std::vector<Allocation> slots_;           // allocations of running jobs; reused (no allocation per event)
-    std::vector<std::uint32_t> free_slots_;
+    std::vector<std::uint32_t> running_pos_;  // per job: index in running_ (and allocs_)
+    std::vector<Allocation> allocs_;          // allocs_[p]: what running_[p] holds; never shrinks (storage reused)
+    std::vector<JobIdx> stopped_now_;         // jobs that lost their GPUs at this instant (a restart is a move)
     std::vector<JobIdx> running_;
     std::vector<JobIdx> arrival_order_;  // by (submit, trace order)
     std::size_t next_arrival_ = 0;
@@ -126,7 +125,6 @@ private:
     std::vector<RateChange> rate_changes_;
     Decisions decisions_;
     Time now_ = 0;
-    std::uint32_t instant_ = 0;  // counts instants (for stopped_at_)
     std::uint32_t timer_generation_ = 0;
     SimStats stats_;
     ProgressFn progress_;

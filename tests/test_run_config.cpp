@@ -3,6 +3,7 @@
 // same, and `unknown_models` runs jobs whose model the profile lacks model-agnostic.
 #include "models/base/input_error.hpp"
 #include "sim/app/run_config.hpp"
+#include "shared_data.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -303,12 +304,7 @@ TEST_CASE("unknown models: an error naming --unknown-models, or run model-agnost
 TEST_CASE("unknown models: Muri's trace1 replays on the bundled profile with --unknown-models agnostic",
           "[replay][shared-data]") {
     const std::string path = std::string(DLSIM_SHARED_DATA) + "/traces/muri/trace1.csv";
-    if (!std::filesystem::exists(path)) {
-        const char* skip = std::getenv("DLSIM_SKIP_SHARED_DATA");
-        REQUIRE((skip != nullptr && std::string(skip) == "1"));  // missing data fails unless skipping is asked for
-        WARN("skipped: " << path << " not found (DLSIM_SKIP_SHARED_DATA=1)");
-        return;
-    }
+    if (!shared_data_present(path)) return;
     RunConfig c = default_run_config();
     c.trace = path;
     c.out.clear();
