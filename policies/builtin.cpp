@@ -25,9 +25,14 @@ void register_builtin_policies(PolicyRegistry& r) {
             {"migrate", ParamType::Bool, "true",
              "re-place running jobs at every call: move to a faster type that freed up, or to another type instead "
              "of a preemption (each move is a restart)",
+             {}},
+            {"margin", ParamType::Double, "0.001",
+             "seconds: a waiting job displaces a running one, or a running job moves to a faster type, only "
+             "when that gains more than the restart cost plus this margin (no swapping back and forth)",
              {}}},
            [](const Params& p) {
-               return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true");
+               return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
+                                                   p.get_double("margin"));
            }});
 }
 

@@ -3,6 +3,7 @@
 // Policies never reach into the engine; the engine implements this interface.
 #include "models/allocation.hpp"
 #include "models/base/sim_time.hpp"
+#include "models/restart_model.hpp"
 #include "models/cluster.hpp"
 #include "models/rate_model.hpp"
 
@@ -71,6 +72,9 @@ public:
     virtual NodeIdx node_with_free(GpuTypeIdx t, int k) const = 0;
     /// Jobs running now, in an order that depends only on the run's history (deterministic).
     virtual std::span<const JobIdx> running_jobs() const = 0;
+    /// What the engine charges for a change of allocation (so a policy can weigh a preemption or a move
+    /// against its gain).
+    virtual const RestartModel& restart_model() const = 0;
 };
 
 }  // namespace dlsim

@@ -4,25 +4,37 @@
 
 namespace dlsim {
 
-SrtfPolicy::Key SrtfPolicy::waiting_key(const ClusterView& view, JobIdx j) const {
+SrtfPolicy::Key SrtfPolicy::key(const ClusterView& view, JobIdx j) const {
     const JobInfo& job = view.job(j);
     const double rate = view.rates().rate(job.model, fastest_type(view, job), job.num_gpus);
     return {job.remaining_at(view.now()) / rate, job.submit, j};
 }
 
+double SrtfPolicy::hysteresis(const ClusterView& view, JobIdx j) const {
+    // A move's charge: from where it runs to anywhere else (another type stands for "elsewhere").
+    const JobInfo& job = view.job(j);
+    const Allocation& now = view.allocation(j);
+    elsewhere_.gpu_type = now.gpu_type + 1;
+    const Time cost = view.restart_model().cost({j, job.model, &now, elsewhere_, true});
+    return to_seconds(cost) + margin_;
+}
+
 void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
-    const Time now = view.now();
-    for (JobIdx j : changes.arrived) waiting_.insert(waiting_key(view, j));
+    for (JobIdx j : changes.arrived) waiting_.insert(key(view, j));
     // Starts the engine declined and moves it could not place: back to waiting (a job selected from
     // waiting_ left it; a declined move was running and never was in it).
     for (auto list : {changes.declined, changes.requeued})
         for (JobIdx j : list)
-            if (view.job(j).state == JobState::Queued) waiting_.insert(waiting_key(view, j));
+            if (view.job(j).state == JobState::Queued) waiting_.insert(key(view, j));
 
+    // Running jobs on the same basis as waiting ones (best-case remaining time), less what displacing
+    // them would cost: a waiting job overtakes a running one only when it is shorter by more than the
+    // restart cost plus the margin.
     running_.clear();
     for (JobIdx j : view.running_jobs()) {
-        const JobInfo& job = view.job(j);
-        running_.emplace_back(to_seconds(job.finish - now), job.submit, j);
+        Key k = key(view, j);
+        std::get<0>(k) -= hysteresis(view, j);
+        running_.push_back(k);
     }
     std::sort(running_.begin(), running_.end());
 
@@ -40,11 +52,15 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
         if (take_running) {
             const JobIdx j = std::get<2>(*r);
             const JobInfo& job = view.job(j);
-            // Re-placed from scratch (Tiresias): the fastest type with room now, which may be a faster
-            // one that freed up, or another type when shorter jobs took its own.
-            const auto t = migrate_                                    ? pick_type(view, job, order_, capacity_)
-                           : capacity_[job.gpu_type] >= job.alloc_gpus ? std::optional(job.gpu_type)
-                                                                       : std::nullopt;
+            const bool room_here = capacity_[job.gpu_type] >= job.alloc_gpus;
+            std::optional<GpuTypeIdx> t = room_here ? std::optional(job.gpu_type) : std::nullopt;
+            if (migrate_) {
+                // Re-placed from scratch (Tiresias): the fastest type with room now, which may be a faster
+                // one that freed up (taken only if the time saved exceeds the restart cost plus the
+                // margin), or another type when shorter jobs took its own.
+                const auto best = pick_type(view, job, order_, capacity_);
+                if (best && (!room_here || saves_time(view, j, *best))) t = best;
+            }
             if (t) {
                 capacity_[*t] -= job.num_gpus;
                 unclaimed -= job.num_gpus;
@@ -67,8 +83,17 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
         }
     }
     // After the walk, which must not meet them among the waiting.
-    for (JobIdx j : to_preempt_) waiting_.insert(waiting_key(view, j));
+    for (JobIdx j : to_preempt_) waiting_.insert(key(view, j));
     desired_.emit(view, out);
+}
+
+bool SrtfPolicy::saves_time(const ClusterView& view, JobIdx j, GpuTypeIdx t) const {
+    const JobInfo& job = view.job(j);
+    if (t == job.gpu_type) return false;
+    if (!(job.rate > 0)) return true;  // stalled where it is
+    const double left = job.remaining_at(view.now());
+    const double here = left / job.rate, there = left / view.rates().rate(job.model, t, job.num_gpus);
+    return here - there > hysteresis(view, j);
 }
 
 }  // namespace dlsim

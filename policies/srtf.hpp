@@ -1,14 +1,17 @@
 #pragma once
 // `srtf`: preemptive shortest remaining time first, oracle on remaining work (POLICIES.md §4,
-// DESIGN.md "Rules of the model"). At every call it walks all runnable jobs by remaining time
-// (remaining work ÷ rate on the type it has, or would get: its fastest runnable type), ties by
-// arrival then trace order, counting GPUs per type. A waiting job takes the fastest type with room
-// (SKIP walk, so freed GPUs are filled greedily). A running job is re-placed as Tiresias does
-// (`migrate=true`, the default): it keeps its GPUs if its type is still the fastest with room, and
-// otherwise moves (a preemption and a restart) to the fastest type with room: up to a faster type
-// that freed up, or over to another type when shorter jobs took its own. With `migrate=false` it
-// keeps its GPUs if its type still has room. Running jobs left without room are preempted, so a job
-// is preempted only for waiting jobs whose remaining time is shorter than its own.
+// DESIGN.md "Rules of the model"). At every call it walks all runnable jobs, running and waiting, on one
+// basis: remaining work ÷ the rate on the fastest type the job may use (its best-case remaining time),
+// ties by arrival then trace order, counting GPUs per type. A waiting job takes the fastest type with
+// room (SKIP walk, so freed GPUs are filled greedily). A running job ranks ahead by the restart cost of a
+// move plus `margin`: a waiting job displaces it only when it is shorter by more than that, so two jobs
+// never swap back and forth. Running jobs left without room are preempted.
+//
+// A running job is re-placed as Tiresias does (`migrate=true`, the default): it moves up to the fastest
+// type with room when that finishes it sooner by more than the restart cost plus the margin, and over to
+// another type (instead of a preemption) when shorter jobs took its own. With `migrate=false` it keeps
+// its GPUs if its type still has room. Every move is a preemption and a restart at the same instant,
+// counted as a migration.
 //
 // Why migration is the default: without it, a long job that shorter arrivals pushed onto a slow
 // type stays there while the fast types idle (on the bundled trace, srtf's GPU utilization fell to
@@ -25,21 +28,27 @@ namespace dlsim {
 
 class SrtfPolicy final : public Policy {
 public:
-    SrtfPolicy(TypeOrder order, bool migrate) : order_(order), migrate_(migrate) {}
+    SrtfPolicy(TypeOrder order, bool migrate, double margin) : order_(order), migrate_(migrate), margin_(margin) {}
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
-    /// (remaining seconds, submit, job): the walk order.
+    /// (best-case remaining seconds, submit, job): the walk order.
     using Key = std::tuple<double, Time, JobIdx>;
-    Key waiting_key(const ClusterView& view, JobIdx j) const;
+    Key key(const ClusterView& view, JobIdx j) const;
+    /// Seconds a running job's displacement must gain: the restart cost of a move plus the margin.
+    double hysteresis(const ClusterView& view, JobIdx j) const;
+    /// Whether moving running job j to type t finishes it sooner by more than the hysteresis.
+    bool saves_time(const ClusterView& view, JobIdx j, GpuTypeIdx t) const;
 
     TypeOrder order_;
     bool migrate_;
+    double margin_;
     std::set<Key> waiting_;
     std::vector<Key> running_;   // scratch, rebuilt each call (bounded by the GPU count)
     std::vector<int> capacity_;  // scratch: GPUs per type not yet claimed in this walk
     std::vector<JobIdx> to_preempt_;
-    DesiredState desired_;  // what the walk selects, turned into preemptions, moves and starts
+    DesiredState desired_;       // what the walk selects, turned into preemptions, moves and starts
+    mutable Allocation elsewhere_;  // scratch: "another place" for the restart model
 };
 
 }  // namespace dlsim

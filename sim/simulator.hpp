@@ -67,6 +67,7 @@ public:
     int free_gpus_on(NodeIdx n) const override { return state_.free_on(n); }
     NodeIdx node_with_free(GpuTypeIdx t, int k) const override { return state_.node_with_free(t, k); }
     std::span<const JobIdx> running_jobs() const override { return running_; }
+    const RestartModel& restart_model() const override { return restart_; }
 
     /// Every job's final state, in trace order.
     const std::vector<JobInfo>& jobs() const { return jobs_; }

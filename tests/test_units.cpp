@@ -58,6 +58,7 @@ public:
     const RateModel& rates() const override { return r_; }
     const JobInfo& job(JobIdx j) const override { return jobs.at(j); }
     const Allocation& allocation(JobIdx) const override { return none_; }
+    const RestartModel& restart_model() const override { return restart_; }
     int free_gpus(GpuTypeIdx t) const override { return s_.free_gpus(t); }
     int free_gpus_on(NodeIdx n) const override { return s_.free_on(n); }
     NodeIdx node_with_free(GpuTypeIdx t, int k) const override { return s_.node_with_free(t, k); }
@@ -70,6 +71,7 @@ private:
     const RateModel& r_;
     const ClusterState& s_;
     Allocation none_;
+    FixedRestart restart_{0};
 };
 
 /// A cluster, its profiles, the state of its GPUs and a view over them.
