@@ -245,6 +245,7 @@ void Simulator::resize(JobIdx j, int n) {
         invalid(fmt::format("resized job {}, which is rigid (no min_num_gpus/max_num_gpus)", j));
     if (n < job.min_gpus || n > job.max_gpus)
         invalid(fmt::format("resized job {} to {} GPUs; it runs on {} to {}", j, n, job.min_gpus, job.max_gpus));
+    if (n == job.alloc_gpus) return;  // nothing to change
     // Its own GPUs count as free while the new place is found; they are taken back before the transition.
     lend_gpus(j);
     const bool fits = place(j, job.gpu_type, n, {}, "resized");
@@ -259,6 +260,7 @@ void Simulator::resize(JobIdx j, int n) {
 void Simulator::migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> placement) {
     const JobInfo& job = jobs_[j];
     if (job.state != JobState::Running) invalid(fmt::format("migrated job {} which is not running", j));
+    if (t == job.gpu_type && !placement.empty() && allocation(j).same_place(placement)) return;  // already there
     lend_gpus(j);
     const bool fits = place(j, t, job.alloc_gpus, placement, "migrated");
     reclaim_gpus(j);

@@ -2,6 +2,7 @@
 
 #include "models/base/json_fields.hpp"
 #include "models/base/json_out.hpp"
+#include "sim/app/run_config.hpp"
 
 #include <algorithm>
 #include <array>
@@ -284,20 +285,7 @@ std::span<const SummaryField> summary_fields() { return kSummary; }
 std::span<const std::string_view> console_rows() { return kConsoleRows; }
 
 std::string measure_summary_json(const Summary& s) {
-    using json_fields::Json;
-    const MeasureWindow& w = s.measure;
-    Json m;
-    switch (w.by) {
-        case MeasureWindow::By::Jobs:
-            m = {{"by", "jobs"}, {"from", w.first_job}, {"to", w.end_job == UINT64_MAX ? Json() : Json(w.end_job)}};
-            break;
-        case MeasureWindow::By::Time:
-            m = {{"by", "time"}, {"from", w.from}, {"to", w.to < 0 ? Json() : Json(w.to)}};
-            break;
-        case MeasureWindow::By::All:
-            m = {{"by", "all"}};
-            break;
-    }
+    nlohmann::ordered_json m = measure_json(s.measure);  // the window as the run config echoes it
     m["jobs"] = s.measured_jobs;
     m["finished"] = s.measured_finished;
     return m.dump();

@@ -2,14 +2,14 @@
 
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
+#include "models/base/json_out.hpp"
 #include "models/rate_model.hpp"
 #include "policies/registry.hpp"
 #include "sim/app/atomic_file.hpp"
-#include "sim/event_log.hpp"
 #include "sim/app/file_hash.hpp"
 #include "sim/app/result_fields.hpp"
+#include "sim/event_log.hpp"
 #include "sim/job_spec.hpp"
-#include "models/base/json_out.hpp"
 #include "traces/trace_format.hpp"
 
 #include <sys/resource.h>
