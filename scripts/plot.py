@@ -316,13 +316,21 @@ def parse_metrics(text, index, rows, option="--metrics"):
     valid = list(index.metrics)
     for r in rows[:1]:
         valid += [k for k, v in flatten(r["summary"]).items() if is_number(v) and k not in valid]
+    # Counts per job: preemptions, migrations, rejected or unfinished divided by the run's jobs
+    # ("preemptions_per_job"), so churn is read next to JCT.
+    valid += [f"{m}{PER_JOB}" for m in valid if m in ("preemptions", "migrations", "rejected", "unfinished")]
     for m in metrics:
         if m not in valid:
             raise InputError(f"{option} '{m}': unknown metric (expected one of: {', '.join(valid)})")
     return metrics
 
 
+PER_JOB = "_per_job"
+
+
 def metric_value(index, row, metric):
+    if metric.endswith(PER_JOB):
+        return metric_value(index, row, metric[: -len(PER_JOB)]) / max(1.0, metric_value(index, row, "jobs"))
     v = flatten(row["summary"]).get(metric)
     if not is_number(v):
         raise InputError(f"{index.path}: run {row['run_id']}: summary.{metric}: expected a number, "

@@ -19,6 +19,6 @@ python=python3
 "$python" scripts/plot.py cdf --index "$dir/index.json" --where resample_rate=3 --where seed=1 -o "$dir/jct_cdf_rate3.png"
 "$python" scripts/plot.py util "$dir/runs/$(awk -F, '$3=="srtf" && $4=="3" && $5=="1" {print $1}' "$dir/index.csv").json" \
   -o "$dir/util_srtf_rate3.png"
-"$python" scripts/plot.py table "$dir/index.json" --by resample_rate --metrics avg_jct,p99_jct,gpu_utilization \
-  -o "$dir/table.md"
+"$python" scripts/plot.py table "$dir/index.json" --by resample_rate \
+  --metrics avg_jct,p99_jct,gpu_utilization,preemptions_per_job,migrations_per_job -o "$dir/table.md"
 echo "reference experiment: $dir (index.csv, load.png, bars_rate3.png, jct_cdf_rate3.png, util_srtf_rate3.png, table.md)"

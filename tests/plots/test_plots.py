@@ -202,7 +202,7 @@ def test_util(plot, index, out, sweep_dir):
 
 
 def test_table(plot, index_path, index, out):
-    metrics = ["avg_jct", "p99_jct", "makespan", "gpu_utilization"]
+    metrics = ["avg_jct", "p99_jct", "makespan", "gpu_utilization", "preemptions_per_job"]
     args = ["--metrics", ",".join(metrics), "--by", "load_scale"]
     plot(["table", index_path, "-o", out / "table.md", "--data-out", out / "table.csv"] + args)
     plot(["table", index_path, "-o", out / "table.tex"] + args)
@@ -223,7 +223,10 @@ def test_table(plot, index_path, index, out):
         shown = [c.strip() for c in cells][3:]
         for m, cell in zip(metrics, shown):
             col = f"{m} (h)" if m in SECONDS_METRICS else m
-            want = mean([r["summary"][m] for r in group]) / (HOUR if m in SECONDS_METRICS else 1)
+            if m == "preemptions_per_job":  # a count over the run's jobs, then the mean over seeds
+                want = mean([r["summary"]["preemptions"] / r["summary"]["jobs"] for r in group])
+            else:
+                want = mean([r["summary"][m] for r in group]) / (HOUR if m in SECONDS_METRICS else 1)
             check(close(float(d[col]), want), f"table.csv: {d['policy']} {d['load_scale']} {col} {d[col]} != {want}")
             # The table rounds to 4 significant digits.
             check(close(float(cell), want, 1e-3), f"table.md: {d['policy']} {d['load_scale']} {col} {cell} != {want}")
