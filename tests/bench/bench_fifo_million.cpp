@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -48,8 +50,11 @@ int main(int argc, char** argv) {
 
     const double sim = seconds(t1, t2);
     fmt::print("bench_fifo_million: policy {}, {} jobs at {} jobs/h on {} GPUs\n", policy, jobs, rate, in.cluster.num_gpus());
-    fmt::print("  finished          {} (makespan {:.0f} h, GPU utilization {:.1f}%, avg JCT {:.1f} h)\n",
-               o.summary.finished, o.summary.makespan / 3600, 100 * o.summary.gpu_utilization, o.summary.avg_jct / 3600);
+    const double jobs_run = static_cast<double>(std::max<std::uint64_t>(1, o.summary.jobs));
+    fmt::print("  finished          {} (makespan {:.0f} h, GPU utilization {:.1f}%, avg JCT {:.1f} h, "
+               "{:.2f} preemptions and {:.2f} migrations per job)\n",
+               o.summary.finished, o.summary.makespan / 3600, 100 * o.summary.gpu_utilization, o.summary.avg_jct / 3600,
+               static_cast<double>(o.summary.preemptions) / jobs_run, static_cast<double>(o.summary.migrations) / jobs_run);
     fmt::print("  trace generation  {:.3f} s\n", seconds(t0, t1));
     const double loop = o.stats.engine_seconds;
     fmt::print("  event loop        {:.3f} s  ({} events, {:.2f} M events/s, {:.2f} M jobs/s, {} policy calls, "
