@@ -12,10 +12,14 @@ void DesiredState::clear() {
     ++stamp_;
 }
 
-void DesiredState::want(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> nodes) {
+void DesiredState::mark(JobIdx j) {
     if (j >= wanted_.size()) wanted_.resize(std::max<std::size_t>(j + 1, 2 * wanted_.size()), 0);
     if (wanted_[j] == stamp_) throw InternalError(fmt::format("desired state: job {} wanted twice", j));
     wanted_[j] = stamp_;
+}
+
+void DesiredState::want(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> nodes) {
+    mark(j);
     wishes_.push_back({j, t, n, static_cast<std::uint32_t>(nodes_.size()), static_cast<std::uint32_t>(nodes.size())});
     nodes_.insert(nodes_.end(), nodes.begin(), nodes.end());
 }

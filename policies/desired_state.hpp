@@ -25,6 +25,8 @@ public:
     void clear();
     /// Job j should run on n GPUs of type t (on exactly `nodes` if given). Call in priority order.
     void want(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> nodes = {});
+    /// Running job j stays exactly as it is (the cheap form of want() with its current allocation).
+    void keep(JobIdx j) { mark(j); }
     /// Appends the actions that turn what runs now (per `view`) into the wish.
     void emit(const ClusterView& view, Decisions& out);
 
@@ -36,6 +38,7 @@ private:
         std::uint32_t nodes_begin, nodes_size;
     };
     enum class Fate : std::uint8_t { Keep, Move, Shrink, Grow, Start };
+    void mark(JobIdx j);
     Fate fate(const ClusterView& view, const Wish& w) const;
     std::span<const NodeShare> nodes(const Wish& w) const {
         return std::span<const NodeShare>(nodes_).subspan(w.nodes_begin, w.nodes_size);

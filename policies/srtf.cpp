@@ -4,10 +4,12 @@
 
 namespace dlsim {
 
-SrtfPolicy::Key SrtfPolicy::key(const ClusterView& view, JobIdx j) const {
+SrtfPolicy::Key SrtfPolicy::key(const ClusterView& view, JobIdx j) {
     const JobInfo& job = view.job(j);
-    const double rate = view.rates().rate(job.model, fastest_type(view, job), job.num_gpus);
-    return {job.remaining_at(view.now()) / rate, job.submit, j};
+    // The best-case rate is fixed per job: computed once, at its first ranking.
+    if (j >= best_rate_.size()) best_rate_.resize(std::max<std::size_t>(j + 1, 2 * best_rate_.size()), 0.0);
+    if (best_rate_[j] == 0) best_rate_[j] = view.rates().rate(job.model, fastest_type(view, job), job.num_gpus);
+    return {job.remaining_at(view.now()) / best_rate_[j], job.submit, j};
 }
 
 double SrtfPolicy::hysteresis(const ClusterView& view, JobIdx j) const {
@@ -64,7 +66,8 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
             if (t) {
                 capacity_[*t] -= job.num_gpus;
                 unclaimed -= job.num_gpus;
-                desired_.want(j, *t, job.num_gpus);  // on another type: a move (a preemption and a restart)
+                if (*t == job.gpu_type) desired_.keep(j);
+                else desired_.want(j, *t, job.num_gpus);  // a move: a preemption and a restart elsewhere
             } else {
                 to_preempt_.push_back(j);  // not wanted: the helper preempts it
             }

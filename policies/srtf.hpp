@@ -34,7 +34,7 @@ public:
 private:
     /// (best-case remaining seconds, submit, job): the walk order.
     using Key = std::tuple<double, Time, JobIdx>;
-    Key key(const ClusterView& view, JobIdx j) const;
+    Key key(const ClusterView& view, JobIdx j);
     /// Seconds a running job's displacement must gain: the restart cost of a move plus the margin.
     double hysteresis(const ClusterView& view, JobIdx j) const;
     /// Whether moving running job j to type t finishes it sooner by more than the hysteresis.
@@ -44,6 +44,7 @@ private:
     bool migrate_;
     double margin_;
     std::set<Key> waiting_;
+    std::vector<double> best_rate_;  // per job: its rate on its fastest type (0 = not computed yet)
     std::vector<Key> running_;   // scratch, rebuilt each call (bounded by the GPU count)
     std::vector<int> capacity_;  // scratch: GPUs per type not yet claimed in this walk
     std::vector<JobIdx> to_preempt_;
