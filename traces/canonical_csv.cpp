@@ -1,5 +1,6 @@
 #include "traces/canonical_csv.hpp"
 
+#include "models/base/csv_out.hpp"
 #include "models/base/input_error.hpp"
 #include "traces/csv_reader.hpp"
 
@@ -206,19 +207,9 @@ void write_canonical_csv(const Trace& trace, std::ostream& out) {
         header.append(kColumnNames[c]);
     }
     out << header << '\n';
-    // Appends one field, quoted when it holds a separator or a quote (RFC 4180).
     auto field = [](std::string& line, std::string_view s) {
         line.push_back(',');
-        if (s.find_first_of(",\"\n") == std::string_view::npos) {
-            line.append(s);
-            return;
-        }
-        line.push_back('"');
-        for (char ch : s) {
-            if (ch == '"') line.push_back('"');
-            line.push_back(ch);
-        }
-        line.push_back('"');
+        csv_out::append_field(line, s);
     };
     std::string line;
     for (const auto& j : trace.jobs) {

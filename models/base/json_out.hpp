@@ -8,24 +8,38 @@
 
 namespace dlsim::json_out {
 
+/// Appends `s` as a JSON string literal with escapes to `out` (a std::string or an fmt buffer: anything
+/// with push_back(char)). The one JSON string escaper: the result writer's fast path copies strings
+/// that need no escape and hands the others here.
+template <class Out>
+void append_quoted(Out& out, std::string_view s) {
+    constexpr const char* kHex = "0123456789abcdef";
+    out.push_back('"');
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c != '"' && c != '\\' && u >= 0x20) {
+            out.push_back(c);
+            continue;
+        }
+        out.push_back('\\');
+        switch (c) {
+            case '"': out.push_back('"'); break;
+            case '\\': out.push_back('\\'); break;
+            case '\n': out.push_back('n'); break;
+            case '\r': out.push_back('r'); break;
+            case '\t': out.push_back('t'); break;
+            default:
+                for (char x : {'u', '0', '0', kHex[u >> 4], kHex[u & 15]}) out.push_back(x);
+        }
+    }
+    out.push_back('"');
+}
+
 /// A JSON string literal with escapes.
 inline std::string quote(std::string_view s) {
     std::string out;
     out.reserve(s.size() + 2);
-    out.push_back('"');
-    for (char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
-                else out.push_back(c);
-        }
-    }
-    out.push_back('"');
+    append_quoted(out, s);
     return out;
 }
 

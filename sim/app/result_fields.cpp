@@ -1,6 +1,7 @@
 #include "sim/app/result_fields.hpp"
 
 #include "models/base/json_fields.hpp"
+#include "models/base/csv_out.hpp"
 #include "models/base/json_out.hpp"
 #include "sim/app/run_config.hpp"
 
@@ -77,55 +78,14 @@ public:
         std::size_t clean = 0;  // most strings need no escape: copy them whole
         while (clean < s.size() && s[clean] != '"' && s[clean] != '\\' && static_cast<unsigned char>(s[clean]) >= 0x20)
             ++clean;
-        if (clean == s.size()) {
-            need(s.size() + 2);
-            put('"');
-            put(s);
-            put('"');
-            return;
-        }
-        need(6 * s.size() + 2);
+        if (clean < s.size()) return through_buffer([&] { json_out::append_quoted(b_, s); });
+        need(s.size() + 2);
         put('"');
-        for (char c : s) {
-            const auto u = static_cast<unsigned char>(c);
-            if (c != '"' && c != '\\' && u >= 0x20) {
-                put(c);
-                continue;
-            }
-            put('\\');
-            switch (c) {
-                case '"':
-                    put('"');
-                    break;
-                case '\\':
-                    put('\\');
-                    break;
-                case '\n':
-                    put('n');
-                    break;
-                case '\r':
-                    put('r');
-                    break;
-                case '\t':
-                    put('t');
-                    break;
-                default:
-                    put("u00");
-                    put("0123456789abcdef"[u >> 4]);
-                    put("0123456789abcdef"[u & 15]);
-            }
-        }
+        put(s);
         put('"');
     }
     void csv_string(std::string_view s) {
-        if (s.find_first_of(",\"\r\n") == std::string_view::npos) return text(s);
-        need(2 * s.size() + 2);
-        put('"');
-        for (char c : s) {
-            if (c == '"') put('"');
-            put(c);
-        }
-        put('"');
+        through_buffer([&] { csv_out::append_field(b_, s); });
     }
 
 private:
@@ -146,6 +106,14 @@ private:
             *--q = static_cast<char>('0' + u);
         }
         put(std::string_view(q, static_cast<std::size_t>(e - q)));
+    }
+
+    /// Lets `write` append to the buffer itself (the rare escaped strings), then writes on after it.
+    template <class F>
+    void through_buffer(F write) {
+        b_.resize(static_cast<std::size_t>(p_ - b_.data()));
+        write();
+        p_ = b_.data() + b_.size();
     }
 
     Buffer& b_;
@@ -443,6 +411,31 @@ std::string jobs_csv_header() {
     return header + "\n";
 }
 
+namespace {
+
+/// One cell in either format: absent and null are JSON null and an empty CSV cell.
+enum class Format { Json, Csv };
+void put_cell(Out& out, const Cell& c, Format format) {
+    switch (c.kind) {
+        case Cell::Kind::Absent:
+        case Cell::Kind::Null:
+            if (format == Format::Json) out.text("null");
+            break;
+        case Cell::Kind::Int:
+            out.integer(c.number);
+            break;
+        case Cell::Kind::Seconds:
+            out.seconds(c.number);
+            break;
+        case Cell::Kind::Text:
+            if (format == Format::Json) out.json_string(c.text);
+            else out.csv_string(c.text);
+            break;
+    }
+}
+
+}  // namespace
+
 void write_job_json(Buffer& buffer, const JobRow& row) {
     const auto& keys = json_keys();
     Out out(buffer);
@@ -454,21 +447,7 @@ void write_job_json(Buffer& buffer, const JobRow& row) {
         out.put(sep);
         sep = ',';
         out.put(keys[i]);
-        switch (c.kind) {
-            case Cell::Kind::Absent:
-            case Cell::Kind::Null:
-                out.text("null");
-                break;
-            case Cell::Kind::Int:
-                out.integer(c.number);
-                break;
-            case Cell::Kind::Seconds:
-                out.seconds(c.number);
-                break;
-            case Cell::Kind::Text:
-                out.json_string(c.text);
-                break;
-        }
+        put_cell(out, c, Format::Json);
     }
     out.text("}");
 }
@@ -480,21 +459,7 @@ void write_job_csv(Buffer& buffer, const JobRow& row) {
         if (!f.in_csv) continue;
         if (!first) out.text(",");
         first = false;
-        const Cell c = f.value(row);
-        switch (c.kind) {
-            case Cell::Kind::Absent:
-            case Cell::Kind::Null:
-                break;
-            case Cell::Kind::Int:
-                out.integer(c.number);
-                break;
-            case Cell::Kind::Seconds:
-                out.seconds(c.number);
-                break;
-            case Cell::Kind::Text:
-                out.csv_string(c.text);
-                break;
-        }
+        put_cell(out, f.value(row), Format::Csv);
     }
     out.text("\n");
 }
