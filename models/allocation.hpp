@@ -36,8 +36,9 @@ struct Allocation {
         for (const NodeShare& s : shares) n += s.gpus;
         return n;
     }
-    /// The same GPU type and the same node shares, in any order (a renewed lease).
-    bool same_place(std::span<const NodeShare> other) const;
+    /// Type t and exactly these node shares, in any order (a renewed lease holds the same place).
+    bool same_place(GpuTypeIdx t, std::span<const NodeShare> other) const;
+    bool same_place(const Allocation& other) const { return same_place(other.gpu_type, other.shares); }
     void clear() { shares.clear(); }
 };
 

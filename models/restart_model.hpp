@@ -29,7 +29,7 @@ public:
     explicit FixedRestart(Time cost) : cost_(cost) {}
     Time cost(const RestartContext& c) const override {
         if (c.from == nullptr) return c.ran_before ? cost_ : 0;
-        return c.from->gpu_type == c.to.gpu_type && c.from->same_place(c.to.shares) ? 0 : cost_;
+        return c.from->same_place(c.to) ? 0 : cost_;
     }
 
 private:

@@ -28,7 +28,7 @@ DesiredState::Fate DesiredState::fate(const ClusterView& view, const Wish& w) co
     const JobInfo& job = view.job(w.job);
     if (job.state != JobState::Running) return Fate::Start;
     const Allocation& now = view.allocation(w.job);
-    if (now.gpu_type != w.gpu_type || (w.nodes_size > 0 && !now.same_place(nodes(w)))) return Fate::Move;
+    if (now.gpu_type != w.gpu_type || (w.nodes_size > 0 && !now.same_place(w.gpu_type, nodes(w)))) return Fate::Move;
     if (w.num_gpus < job.alloc_gpus) return Fate::Shrink;
     if (w.num_gpus > job.alloc_gpus) return Fate::Grow;
     return Fate::Keep;

@@ -227,14 +227,15 @@ void Simulator::start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> 
     reallocate(j, &scratch_, Transition::Start);
 }
 
-void Simulator::lend_gpus(JobIdx j) {
-    state_.release(gpus_of_[j], j);
+int Simulator::return_gpus(JobIdx j) {
+    const int freed = state_.release(gpus_of_[j], j);
     gpus_of_[j] = ClusterState::kNoGpu;
+    return freed;
 }
 
-void Simulator::reclaim_gpus(JobIdx j) {
+void Simulator::take_gpus(JobIdx j, const Allocation& a) {
     GpuIdx head = ClusterState::kNoGpu;
-    for (const NodeShare& s : allocs_[running_pos_[j]].shares) state_.allocate(s.node, s.gpus, j, head);
+    for (const NodeShare& s : a.shares) state_.allocate(s.node, s.gpus, j, head);
     gpus_of_[j] = head;
 }
 
@@ -247,9 +248,9 @@ void Simulator::resize(JobIdx j, int n) {
         invalid(fmt::format("resized job {} to {} GPUs; it runs on {} to {}", j, n, job.min_gpus, job.max_gpus));
     if (n == job.alloc_gpus) return;  // nothing to change
     // Its own GPUs count as free while the new place is found; they are taken back before the transition.
-    lend_gpus(j);
+    return_gpus(j);
     const bool fits = place(j, job.gpu_type, n, {}, "resized");
-    reclaim_gpus(j);
+    take_gpus(j, allocs_[running_pos_[j]]);
     if (!fits) {
         declined_.push_back(j);  // it keeps running as it was
         return;
@@ -260,10 +261,10 @@ void Simulator::resize(JobIdx j, int n) {
 void Simulator::migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> placement) {
     const JobInfo& job = jobs_[j];
     if (job.state != JobState::Running) invalid(fmt::format("migrated job {} which is not running", j));
-    if (t == job.gpu_type && !placement.empty() && allocation(j).same_place(placement)) return;  // already there
-    lend_gpus(j);
+    if (!placement.empty() && allocation(j).same_place(t, placement)) return;  // already there
+    return_gpus(j);
     const bool fits = place(j, t, job.alloc_gpus, placement, "migrated");
-    reclaim_gpus(j);
+    take_gpus(j, allocs_[running_pos_[j]]);
     if (!fits) {  // nowhere to go: it goes back to the queue
         reallocate(j, nullptr, Transition::Preempt);
         requeued_.push_back(j);
@@ -284,10 +285,9 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
     // Progress up to date, then the old GPUs back to the pool.
     if (was_running) {
         job.remaining = job.remaining_at(now_);
-        const int freed = state_.release(gpus_of_[j], j);
+        const int freed = return_gpus(j);
         if (freed != job.alloc_gpus)
             throw InternalError(fmt::format("job {} held {} GPUs, expected {}", j, freed, job.alloc_gpus));
-        gpus_of_[j] = ClusterState::kNoGpu;
         job.attained += now_ - job.stint_start;
         performance_.released(j, allocs_[running_pos_[j]], rate_changes_);
     }
@@ -302,9 +302,7 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
         Allocation& a = allocs_[running_pos_[j]];
         std::swap(a, *to);
         if (was_running) from = to;
-        GpuIdx head = ClusterState::kNoGpu;
-        for (const NodeShare& s : a.shares) state_.allocate(s.node, s.gpus, j, head);
-        gpus_of_[j] = head;
+        take_gpus(j, a);
         const Time delay = restart_.cost({j, job.model, from, a, job.first_start != kNever});
         if (!was_running && std::find(stopped_now_.begin(), stopped_now_.end(), j) != stopped_now_.end())
             ++job.migrations;  // it lost its GPUs earlier at this same instant: a move

@@ -93,9 +93,10 @@ private:
     /// Fills `scratch_` with n GPUs of type t on `placement` (checked) or where the placer says; false
     /// when the placer cannot fit them. Checks the action's type, count and free GPUs first.
     bool place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement, const char* action);
-    /// Gives job j's GPUs back to the free pool only (no transition), or takes them again.
-    void lend_gpus(JobIdx j);
-    void reclaim_gpus(JobIdx j);
+    /// Job j's GPUs back to the free pool (how many), or `a`'s GPUs taken for it: only the GPU ownership,
+    /// no transition (a resize or move lends a job's own GPUs to the placer, then takes them back).
+    int return_gpus(JobIdx j);
+    void take_gpus(JobIdx j, const Allocation& a);
     /// An invalid decision: "policy <what> at <now> us" (a bug in a built-in policy: exit 1).
     [[noreturn]] void invalid(const std::string& what) const;
     void audit() const;
