@@ -32,11 +32,20 @@ RunConfig default_run_config() {
     return c;
 }
 
-void add_param(RunConfig& config, const std::string& kv) {
+namespace {
+
+/// "k=v" split at the first '='; anything else is an InputError naming `flag`.
+std::pair<std::string, std::string> split_param(const std::string& kv, const std::string& flag) {
     const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-        throw InputError(fmt::format("--param: expected k=v, got '{}'", kv));
-    config.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+    if (eq == std::string::npos || eq == 0) throw InputError(fmt::format("{}: expected k=v, got '{}'", flag, kv));
+    return {kv.substr(0, eq), kv.substr(eq + 1)};
+}
+
+}  // namespace
+
+void add_param(RunConfig& config, const std::string& kv) {
+    auto [key, value] = split_param(kv, "--param");
+    config.params[key] = value;
 }
 
 double parse_time_unit(const std::string& text, const std::string& where) {
@@ -423,12 +432,7 @@ void apply_flag(RunConfig& c, const RunConfigKey& k, const std::vector<std::stri
         case K::Bool: value.boolean = flag_name(k).rfind("no-", 0) != 0; break;
         case K::List: value.list = values; break;
         case K::Params:
-            for (const auto& kv : values) {
-                const auto eq = kv.find('=');
-                if (eq == std::string::npos || eq == 0)
-                    throw InputError(fmt::format("{}: expected k=v, got '{}'", flag, kv));
-                value.params.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-            }
+            for (const auto& kv : values) value.params.push_back(split_param(kv, flag));
             break;
     }
     k.set(c, value, flag);
