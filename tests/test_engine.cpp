@@ -1,57 +1,15 @@
 // The engine's contract with policies: one call per instant, timers, lazy cancellation, and
 // always-on checks of every decision and of the end state.
+#include "engine_support.hpp"
 #include "models/base/input_error.hpp"
-#include "policies/consolidated_placer.hpp"
-#include "sim/simulator.hpp"
-#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
-
-#include <functional>
 
 using namespace dlsim;
 using namespace dlsim::test;
 
-namespace {
-
-/// A policy whose decisions come from a test lambda; it records every call.
-class ScriptedPolicy final : public Policy {
-public:
-    using Script = std::function<void(const ClusterView&, const Changes&, Decisions&)>;
-    explicit ScriptedPolicy(Script s) : script_(std::move(s)) {}
-    void decide(const ClusterView& view, const Changes& changes, Decisions& out) override {
-        calls.push_back({view.now(), std::vector<JobIdx>(changes.arrived.begin(), changes.arrived.end()),
-                         std::vector<JobIdx>(changes.finished.begin(), changes.finished.end()), changes.timer});
-        script_(view, changes, out);
-    }
-    struct Call {
-        Time now;
-        std::vector<JobIdx> arrived, finished;
-        bool timer;
-    };
-    std::vector<Call> calls;
-
-private:
-    Script script_;
-};
-
-struct Fixture {
-    RunInputs in;
-    RateModel rates;
-    ResolvedJobs jobs;
-    ConsolidatedPlacer placer;
-    Fixture(int nodes, int gpus, const std::string& trace)
-        : in(inputs_from_text(homogeneous_cluster_json(nodes, gpus), kUnusedProfile, trace)),
-          rates(in.cluster, in.profiles),
-          jobs(resolve_jobs(in.trace, in.cluster, in.profiles, rates, false)) {}
-};
-
-constexpr Time s(double seconds) { return static_cast<Time>(seconds * 1'000'000); }
-
-}  // namespace
-
 TEST_CASE("engine: one policy call per instant, after all of its events, in trace order", "[engine]") {
-    Fixture f(1, 4, "job_id,submit_time,num_gpus,duration\nx,5,1,1\ny,0,1,2\nz,0,1,2\nw,0,2,5\n");
+    EngineFixture f(1, 4, "job_id,submit_time,num_gpus,duration\nx,5,1,1\ny,0,1,2\nz,0,1,2\nw,0,2,5\n");
     ScriptedPolicy policy([](const ClusterView& v, const Changes& c, Decisions& out) {
         for (JobIdx j : c.arrived) out.start(j, 0, v.job(j).num_gpus);
     });
@@ -71,7 +29,7 @@ TEST_CASE("engine: one policy call per instant, after all of its events, in trac
 }
 
 TEST_CASE("engine: a policy timer fires at the asked time; a newer answer supersedes it", "[engine]") {
-    Fixture f(1, 2, "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,1,1,10\n");
+    EngineFixture f(1, 2, "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,1,1,10\n");
     // Start nothing until a timer at 100 s; the call at t=1 asks for 100 s again (superseding the
     // first request, made at t=0 for 100 s too, which must not cause a second timer call).
     ScriptedPolicy policy([](const ClusterView& v, const Changes& c, Decisions& out) {
@@ -103,7 +61,7 @@ TEST_CASE("engine: a preempted job's old completion event is dropped (lazy cance
 }
 
 TEST_CASE("engine: invalid decisions are internal errors naming the job", "[engine]") {
-    Fixture f(1, 2, "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,0,1,10\n");
+    EngineFixture f(1, 2, "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,0,1,10\n");
     SECTION("more GPUs than free") {
         ScriptedPolicy p([](const ClusterView&, const Changes& c, Decisions& out) {
             if (!c.arrived.empty()) {
@@ -144,7 +102,7 @@ TEST_CASE("engine: invalid decisions are internal errors naming the job", "[engi
 }
 
 TEST_CASE("engine: the end-of-run audit catches a policy that leaves jobs queued", "[engine]") {
-    Fixture f(1, 1, "job_id,submit_time,num_gpus,duration\na,0,1,10\n");
+    EngineFixture f(1, 1, "job_id,submit_time,num_gpus,duration\na,0,1,10\n");
     ScriptedPolicy idle([](const ClusterView&, const Changes&, Decisions&) {});
     Simulator sim(f.in.cluster, f.rates, f.jobs, idle, f.placer, {});
     CHECK_THROWS_WITH(sim.run(), Catch::Contains("1 jobs neither finished nor rejected"));

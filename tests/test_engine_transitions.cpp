@@ -1,17 +1,14 @@
 // The engine's one transition, worked by hand: a toy performance model defined here (jobs that share a
 // node run at half speed while they share it), explicit placements, resizes with a restart cost,
 // declined starts, requeued moves, migrations, stale completions, and the desired-state helper.
+#include "engine_support.hpp"
 #include "models/base/input_error.hpp"
-#include "policies/consolidated_placer.hpp"
 #include "policies/desired_state.hpp"
 #include "sim/metrics.hpp"
-#include "sim/simulator.hpp"
-#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <functional>
 #include <map>
 #include <set>
 
@@ -19,29 +16,6 @@ using namespace dlsim;
 using namespace dlsim::test;
 
 namespace {
-
-constexpr Time s(double seconds) { return static_cast<Time>(seconds * 1'000'000); }
-
-/// A policy whose decisions come from a test lambda; it records what each call was told.
-class ScriptedPolicy final : public Policy {
-public:
-    using Script = std::function<void(const ClusterView&, const Changes&, Decisions&)>;
-    explicit ScriptedPolicy(Script script) : script_(std::move(script)) {}
-    void decide(const ClusterView& view, const Changes& c, Decisions& out) override {
-        calls.push_back({view.now(), {c.arrived.begin(), c.arrived.end()}, {c.finished.begin(), c.finished.end()},
-                         {c.requeued.begin(), c.requeued.end()}, {c.declined.begin(), c.declined.end()}, c.timer});
-        script_(view, c, out);
-    }
-    struct Call {
-        Time now;
-        std::vector<JobIdx> arrived, finished, requeued, declined;
-        bool timer;
-    };
-    std::vector<Call> calls;
-
-private:
-    Script script_;
-};
 
 /// Jobs without a model run at 1 iteration/s per GPU, halved while another job holds GPUs on any of
 /// their nodes. It knows only allocations, never the engine.
@@ -132,16 +106,6 @@ public:
     }
 };
 
-struct World {
-    RunInputs in;
-    RateModel rates;
-    ResolvedJobs jobs;
-    World(int nodes, int gpus, const std::string& trace)
-        : in(inputs_from_text(homogeneous_cluster_json(nodes, gpus), kUnusedProfile, trace)),
-          rates(in.cluster, in.profiles),
-          jobs(resolve_jobs(in.trace, in.cluster, in.profiles, rates, false)) {}
-};
-
 const NodeShare on0[] = {{0, 1}}, on1[] = {{1, 1}};
 
 }  // namespace
@@ -156,7 +120,7 @@ TEST_CASE("engine: a contention model re-rates jobs that share a node; stale com
     //   D (12, work 1) on node 0 at 12: A has 2 left; both 0.5 -> D finishes 14, A has 1 left at 14.
     //   At 14 A is alone with 1 left -> finishes at 15.
     // A's completion was scheduled at 18 (t=2), 14 (t=10), 16 (t=12) and 15 (t=14): three are stale.
-    World w(2, 2, "job_id,submit_time,num_gpus,duration\nA,0,1,10\nB,2,1,4\nC,4,1,3\nD,12,1,1\n");
+    EngineFixture w(2, 2, "job_id,submit_time,num_gpus,duration\nA,0,1,10\nB,2,1,4\nC,4,1,3\nD,12,1,1\n");
     ScriptedPolicy policy([](const ClusterView&, const Changes& c, Decisions& out) {
         for (JobIdx j : c.arrived) out.start(j, 0, 1, j == 2 ? on1 : on0);
     });
@@ -192,7 +156,7 @@ TEST_CASE("engine: a contention model re-rates jobs that share a node; stale com
 }
 
 TEST_CASE("engine: an explicit placement is honoured; one on busy GPUs is an invalid decision", "[engine]") {
-    World w(2, 2, "job_id,submit_time,num_gpus,duration\na,0,1,5\nb,0,1,5\nc,1,1,5\n");
+    EngineFixture w(2, 2, "job_id,submit_time,num_gpus,duration\na,0,1,5\nb,0,1,5\nc,1,1,5\n");
     ConsolidatedPlacer placer;
     SECTION("honoured, where the placer would have chosen otherwise") {
         // Best fit would put b next to a on node 0; the policy puts it on node 1.
@@ -245,7 +209,7 @@ TEST_CASE("engine: resizing an elastic job charges the restart cost; a rigid job
     // 1 node x 4 GPUs, restart cost 2 s. E asks for 2 GPUs (work 2 x 10 = 20) and may run on 1..4.
     // 0: starts on 2 GPUs (first start: no restart cost), rate 2.  4: resized to 4: 20 - 8 = 12 left;
     // no progress until 6, then rate 4 -> finishes at 6 + 3 = 9. Busy GPU-s: 2*4 + 4*5 = 28 of 4*9.
-    World w(1, 4, "job_id,submit_time,num_gpus,duration\nE,0,2,10\nR,0,1,1\n");
+    EngineFixture w(1, 4, "job_id,submit_time,num_gpus,duration\nE,0,2,10\nR,0,1,1\n");
     w.jobs.jobs[0].min_gpus = 1;
     w.jobs.jobs[0].max_gpus = 4;
     SECTION("elastic") {
@@ -292,7 +256,7 @@ TEST_CASE("engine: a start the placer declines stays queued, is reported at once
     // 2 nodes x 2 GPUs, single-node placer. a (5 s) on node 0 and b (10 s) on node 1, by hand: 2 GPUs free
     // by count but on two nodes, so c (2 GPUs, at 1) is declined at 1, declined again in the extra call
     // at 1, and starts when a frees node 0 at 5: it runs 5 -> 8.
-    World w(2, 2, "job_id,submit_time,num_gpus,duration\na,0,1,5\nb,0,1,10\nc,1,2,3\n");
+    EngineFixture w(2, 2, "job_id,submit_time,num_gpus,duration\na,0,1,5\nb,0,1,10\nc,1,2,3\n");
     ScriptedPolicy policy([](const ClusterView&, const Changes& c, Decisions& out) {
         for (JobIdx j : c.arrived) {
             if (j == 0) out.start(j, 0, 1, on0);
@@ -324,7 +288,7 @@ TEST_CASE("engine: a start the placer declines stays queued, is reported at once
 TEST_CASE("engine: moves: a migration with a restart cost, and a move the placer declines is requeued",
           "[engine]") {
     // 2 nodes x 2 GPUs, restart cost 1 s. a (work 10) on node 0 at 0.
-    World w(2, 2, "job_id,submit_time,num_gpus,duration\na,0,1,10\n");
+    EngineFixture w(2, 2, "job_id,submit_time,num_gpus,duration\na,0,1,10\n");
     SimOptions options;
     options.restart_cost = s(1);
     SECTION("explicit migration: 4 s done at 4, no progress until 5, 6 left -> finishes at 11") {
