@@ -2,6 +2,8 @@
 
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
+#include "models/network_spec_parse.hpp"
+#include "models/topology.hpp"
 
 #include <fmt/format.h>
 
@@ -99,7 +101,8 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
     for (const auto& [name, v] : ntypes.items()) {
         const std::string path = "node_types." + name;
         jf::require_object(v, file, path);
-        jf::check_keys(v, file, path, {"gpu_type", "gpus", "cpus", "mem_gb", "intra", "nics", "nic_gbps", "description"});
+        jf::check_keys(v, file, path, {"gpu_type", "gpus", "cpus", "mem_gb", "intra", "nics", "nic_gbps", "nic_eff",
+                                       "nic_lat_us", "pcie_gen", "description"});
         NodeType nt;
         nt.name = name;
         if (!v.contains("gpu_type")) jf::fail(file, path + ".gpu_type", "the name of a GPU type in gpu_types");
@@ -115,8 +118,12 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
         if (v.contains("cpus"))
             nt.cpus = static_cast<int>(jf::integer(v["cpus"], file, path + ".cpus", 0, std::numeric_limits<int>::max()));
         if (v.contains("mem_gb")) nt.mem_gb = jf::number(v["mem_gb"], file, path + ".mem_gb", 0);
-        if (v.contains("nics")) jf::integer(v["nics"], file, path + ".nics", 0);
-        if (v.contains("nic_gbps")) jf::number(v["nic_gbps"], file, path + ".nic_gbps", 0);
+        int pcie_gen = 3;
+        if (v.contains("pcie_gen")) {
+            pcie_gen = static_cast<int>(jf::integer(v["pcie_gen"], file, path + ".pcie_gen", 3, 5));
+        }
+        if (v.contains("intra")) nt.intra = parse_intra(v["intra"], pcie_gen, file, path + ".intra");
+        nt.nic = parse_nics(v, file, path);
         node_type_index[name] = static_cast<std::uint32_t>(c.node_types.size());
         c.node_types.push_back(nt);
     }
@@ -129,7 +136,7 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
     for (std::size_t r = 0; r < racks.size(); ++r) {
         const std::string path = fmt::format("racks[{}]", r);
         const auto& v = jf::require_object(racks[r], file, path);
-        jf::check_keys(v, file, path, {"node_type", "nodes", "count", "pod", "name"});
+        jf::check_keys(v, file, path, {"node_type", "nodes", "count", "pod", "name", "switch"});
         if (!v.contains("node_type")) jf::fail(file, path + ".node_type", "the name of a node type in node_types");
         auto it = node_type_index.find(jf::string(v["node_type"], file, path + ".node_type"));
         if (it == node_type_index.end())
@@ -138,17 +145,23 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
         const long long nodes = jf::integer(v["nodes"], file, path + ".nodes", 1);
         const long long count = v.contains("count") ? jf::integer(v["count"], file, path + ".count", 1) : 1;
         if (nodes > 1'000'000 || count > 1'000'000 / nodes) jf::fail(file, path, "at most 1,000,000 nodes per rack entry");
-        if (v.contains("pod")) jf::integer(v["pod"], file, path + ".pod", 0);
+        const auto pod = static_cast<std::uint32_t>(
+            v.contains("pod") ? jf::integer(v["pod"], file, path + ".pod", 0, 1'000'000) : 0);
+        std::string leaf_switch;
+        if (v.contains("switch")) leaf_switch = jf::string(v["switch"], file, path + ".switch");
         const NodeType& nt = c.node_types[it->second];
         total_gpus += nodes * count * nt.gpus;  // each factor is bounded above, so no overflow
         if (total_gpus > kMaxGpus) jf::fail(file, path, "at most 10,000,000 GPUs in the cluster");
         for (long long k = 0; k < count; ++k) {
             for (long long n = 0; n < nodes; ++n)
-                c.nodes.push_back(Node{it->second, nt.gpu_type, nt.gpus, 0, c.num_racks});
+                c.nodes.push_back(Node{it->second, nt.gpu_type, nt.gpus, 0, c.num_racks, pod});
+            c.rack_switch.push_back(leaf_switch);
             ++c.num_racks;
         }
     }
+    c.fabric = parse_fabric(doc, file);
     c.finalize();
+    validate_fabric(c, file);
     if (c.num_gpus() == 0) jf::fail(file, "racks", "at least one GPU in the cluster");
 
     if (doc.contains("reference_gpu_type")) {

@@ -1,6 +1,8 @@
 #pragma once
 // The cluster spec (DESIGN.md "Inputs", `dlsim.cluster/1`): GPU types, node types, racks, and the
-// nodes they expand into. Network fields are accepted and kept for the network model (later issue).
+// nodes they expand into, and the network fields (models/network_spec.hpp) the topology is built from.
+#include "models/network_spec.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,6 +31,8 @@ struct NodeType {
     int gpus = 0;
     int cpus = 0;
     double mem_gb = 0;
+    IntraSpec intra;  ///< links between the node's GPUs
+    NicSpec nic;      ///< the node's NICs
 };
 
 struct Node {
@@ -37,6 +41,7 @@ struct Node {
     int gpus = 0;
     GpuIdx first_gpu = 0;  ///< the node's GPUs are first_gpu .. first_gpu + gpus - 1
     std::uint32_t rack = 0;
+    std::uint32_t pod = 0;  ///< the rack's `pod` (0 when not given)
 };
 
 class Cluster {
@@ -47,6 +52,8 @@ public:
     std::vector<Node> nodes;  ///< in spec order: racks in order, nodes in order within a rack
     std::uint32_t num_racks = 0;
     GpuTypeIdx reference_gpu_type = 0;
+    FabricSpec fabric;
+    std::vector<std::string> rack_switch;  ///< per rack: its leaf switch in the explicit form (else empty)
 
     std::size_t num_gpus() const { return gpu_of_.size(); }
     /// GPUs of one type in the whole cluster.
