@@ -3,6 +3,7 @@
 // allocations; queued and running jobs) integrated as they change, the per-job type of the longest allocation,
 // and, at the end, the summary and the time-weighted time series (DESIGN.md "Outputs").
 #include "models/cluster.hpp"
+#include "models/network_model.hpp"
 #include "sim/observer.hpp"
 
 #include <cstdint>
@@ -38,6 +39,7 @@ struct Summary {
     std::uint64_t migrations = 0;   ///< of those, moves: the job ran again elsewhere at the same instant
     std::uint64_t agnostic_jobs = 0;  ///< jobs whose model the profile lacks, run model-agnostic (--unknown-models)
     std::uint64_t events = 0;
+    NetworkSummary network;  ///< the contention mode, link utilisation by tier, re-rates
 };
 
 struct Timeseries {

@@ -289,7 +289,7 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
         if (freed != job.alloc_gpus)
             throw InternalError(fmt::format("job {} held {} GPUs, expected {}", j, freed, job.alloc_gpus));
         job.attained += now_ - job.stint_start;
-        performance_.released(j, allocs_[running_pos_[j]], rate_changes_);
+        performance_.released(now_, j, allocs_[running_pos_[j]], rate_changes_);
     }
     ++generation_[j];  // its pending completion, if any, is stale from here on
 
@@ -317,7 +317,7 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
         job.progress_from = now_ + delay;
         job.rate = 0;
         if (job.first_start == kNever) job.first_start = now_;
-        performance_.allocated(j, job.model, a, rate_changes_);
+        performance_.allocated(now_, j, job.model, a, rate_changes_);
     } else {
         // Swap-remove from the running list (and its allocation with it, into the scratch).
         const std::uint32_t pos = running_pos_[j];

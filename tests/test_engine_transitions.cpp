@@ -21,17 +21,18 @@ namespace {
 /// their nodes. It knows only allocations, never the engine.
 class SharedNodeHalfSpeed final : public PerformanceModel {
 public:
-    void allocated(JobIdx j, ModelIdx, const Allocation& a, std::vector<RateChange>& changed) override {
+    void allocated(Time, JobIdx j, ModelIdx, const Allocation& a, std::vector<RateChange>& changed) override {
         std::set<NodeIdx> nodes;
         for (const NodeShare& share : a.shares) nodes.insert(share.node);
         held_[j] = {nodes, a.num_gpus()};
         changed.push_back({j, rate(j)});
         report_neighbours(j, changed);
     }
-    void released(JobIdx j, const Allocation&, std::vector<RateChange>& changed) override {
+    void released(Time, JobIdx j, const Allocation&, std::vector<RateChange>& changed) override {
         const auto was = held_.extract(j);
         held_neighbours(was.mapped().nodes, j, changed);
     }
+    double predicted_rate(ModelIdx, const Allocation& a) const override { return a.num_gpus(); }
 
 private:
     struct Held {

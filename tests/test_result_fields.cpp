@@ -159,8 +159,9 @@ TEST_CASE("result schema: the JSON summary, job records, jobs CSV and index colu
     REQUIRE(result["jobs"].size() == 3);
     CHECK(keys_of(result["jobs"][0]) == std::vector<std::string>{"job_id", "submit_time", "start_time", "finish_time",
                                                                  "jct", "queueing_delay", "num_gpus", "gpu_type",
-                                                                 "preemptions", "migrations", "state", "model", "user",
-                                                                 "vc", "status"});
+                                                                 "preemptions", "migrations", "nodes_spanned",
+                                                                 "racks_spanned", "network_slowdown", "comm_time",
+                                                                 "state", "model", "user", "vc", "status"});
     for (const auto& job : result["jobs"]) {
         std::vector<std::string> expected;
         for (const auto& name : all)

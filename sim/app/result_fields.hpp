@@ -73,10 +73,12 @@ struct Cell {
         Int,      ///< `number`
         Seconds,  ///< `number` microseconds, written as seconds (shortest round-trip form)
         Text,     ///< `text`: a JSON string; a CSV cell quoted per RFC 4180 when it needs it
+        Real,     ///< `real`, shortest round-trip form
     };
     Kind kind = Kind::Null;
     std::int64_t number = 0;
     std::string_view text;
+    double real = 0;
 };
 
 /// What a job field's value is computed from.

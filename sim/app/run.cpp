@@ -124,6 +124,21 @@ std::string run_id(const RunConfig& c, const InputHashes& hashes) {
     return id_of(identity(c, hashes, params.policy, params.placer));
 }
 
+namespace {
+
+/// How each profile model communicates: gradient bytes from params × grad_dtype, the overlap γ.
+std::vector<CommModel> comm_models(const ProfileSet& profiles) {
+    std::vector<CommModel> out;
+    for (const ModelProfile& m : profiles.models) {
+        CommModel cm;
+        cm.gradient_bytes = static_cast<double>(m.gradient_bytes());
+        out.push_back(cm);
+    }
+    return out;
+}
+
+}  // namespace
+
 RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& progress) {
     const ResolvedParams params = resolve_all_params(c);
     if (!(c.restart_cost >= 0 && c.restart_cost <= 1e12))
@@ -144,7 +159,9 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     auto policy = params.policy_entry.make(params.policy);
     auto placer = params.placer_entry.make(params.placer);
 
-    Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost)});
+    const Topology topology(in.cluster);
+    NetworkPerformance network(topology, rates, comm_models(in.profiles), NetworkOptions{.mode = c.network});
+    Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost), &network});
     Time origin = kNever;
     for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
     Metrics metrics(in.cluster, resolved.jobs.size(), origin == kNever ? 0 : origin, c.timeseries_points);
@@ -165,6 +182,10 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
                                      in.trace.path, r.line, r.id, e.finish_seconds));
     }
     out.summary = metrics.summarize(sim.jobs(), out.stats.events, c.measure);
+    network.finish(origin == kNever ? 0 : origin, sim.now());
+    out.summary.network = network.summary();
+    out.network.resize(resolved.jobs.size());
+    for (JobIdx j = 0; j < out.network.size(); ++j) out.network[j] = network.record(j);
     out.summary.agnostic_jobs = resolved.agnostic_jobs;
     out.timeseries = metrics.timeseries();
     out.jobs = sim.take_jobs();

@@ -42,6 +42,7 @@ struct RunOutcome {
     std::vector<JobInfo> jobs;           ///< in trace order
     std::vector<GpuTypeIdx> job_gpu_type; ///< type of each job's longest allocation
     std::map<std::uint32_t, std::string> rejected;  ///< job index -> reason
+    std::vector<JobNetworkRecord> network;          ///< per job: placement shape, slowdown, communication
     SimStats stats;
 };
 

@@ -213,6 +213,12 @@ const RunConfigKey kTable[] = {
          id["placement"] = c.placement;
          id["placement_params"] = *x.placer_params;
      }},
+    {.key = "network", .kind = K::Choice,
+     .help = "how jobs that share links divide them: none (each alone), penalty (a factor per tier spanned), "
+             "maxmin, duty, interleave, priority (MODELLING.md §2.2)",
+     .default_text = "duty", .example = R"("maxmin")", .choices = "none|penalty|maxmin|duty|interleave|priority",
+     .set = [](RunConfig& c, V v, W) { c.network = *parse_contention_mode(v.text); },
+     .echo = [](I id, C c, X) { id["network"] = std::string(contention_mode_name(c.network)); }},
     {.key = "seed", .kind = K::Integer, .help = "random seed (each purpose draws from its own stream)",
      .default_text = "0", .example = "7", .imin = 0, .imax = std::numeric_limits<std::uint64_t>::max(),
      .set = [](RunConfig& c, V v, W) { c.seed = v.integer; },

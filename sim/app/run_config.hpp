@@ -2,6 +2,7 @@
 // One run's configuration: one field per long flag of `dlsim run` (DESIGN.md "Inputs", run config), and
 // the one table of its keys that drives the config-file reader (also sweep specs), the `dlsim run` flags
 // and their --help, `dlsim validate` of a run config, and the run's identity as echoed in the result.
+#include "models/network_model.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/metrics.hpp"
 #include "traces/canonical_csv.hpp"
@@ -26,6 +27,7 @@ struct RunConfig {
     std::string policy = "fifo";
     std::map<std::string, std::string> params;  ///< raw k=v, checked against the policy's specs
     std::string placement = "consolidated";
+    ContentionMode network = ContentionMode::Duty;  ///< how jobs share links (MODELLING.md §2.2)
     std::uint64_t seed = 0;
     double restart_cost = 0;                    ///< s
     bool strict = false;
