@@ -204,6 +204,7 @@ Topology::Topology(const Cluster& c) : cluster_(&c) {
         const double cap = s.uplink_fixed[v] > 0 ? s.uplink_fixed[v] : below[v] / s.oversub[v];
         const auto tier = static_cast<std::uint8_t>(s.height[v]);
         links_[up(v)] = links_[down(v)] = Link{cap, 0, tier};
+        below[parent_[v]] += cap;
     }
     for (const LinkOverride& o : c.fabric.links) {
         const VertexIdx v = s.names.at(o.name);
