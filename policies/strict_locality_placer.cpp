@@ -23,13 +23,15 @@ bool StrictLocalityPlacer::place(const ClusterView& view, GpuTypeIdx t, int n, s
     for (auto& r : whole_by_rack_) r.clear();
     for (NodeIdx node = 0; node < cluster.nodes.size(); ++node) {
         const Node& nd = cluster.nodes[node];
-        if (nd.gpu_type == t && nd.gpus == size && view.free_gpus_on(node) == size) whole_by_rack_[nd.rack].push_back(node);
+        if (nd.gpu_type == t && nd.gpus == size && view.free_gpus_on(node) == size)
+            whole_by_rack_[nd.rack].push_back(node);
     }
     const std::vector<NodeIdx>* best = nullptr;
     for (const auto& r : whole_by_rack_)
         if (static_cast<int>(r.size()) >= k && (best == nullptr || r.size() < best->size())) best = &r;
     if (best == nullptr) return false;
-    for (int i = 0; i < k; ++i) out.push_back({(*best)[static_cast<std::size_t>(i)], i + 1 < k ? size : n - (k - 1) * size});
+    for (int i = 0; i < k; ++i)
+        out.push_back({(*best)[static_cast<std::size_t>(i)], i + 1 < k ? size : n - (k - 1) * size});
     return true;
 }
 

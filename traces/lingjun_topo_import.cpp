@@ -130,7 +130,8 @@ std::string cluster_from_lingjun_topology(const std::string& path) {
             dsw = d;
             dsw_line = line;
         } else if (d != dsw) {
-            throw fail(kDsw, fmt::format("'{}' as on line {}: the compact form has one core (DSW) group", dsw, dsw_line));
+            throw fail(kDsw,
+                       fmt::format("'{}' as on line {}: the compact form has one core (DSW) group", dsw, dsw_line));
         }
         ++pods[psw][asw];
         ++hosts;

@@ -292,9 +292,9 @@ int cmd_trace_cluster(int argc, char** argv) {
     po::options_description desc("dlsim trace cluster FILE: a cluster spec from a published machine list");
     std::string format, out;
     desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "the machine list")
-        ("format", po::value<std::string>(&format), "philly (cluster_machine_list), openb (openb_node_list_gpu_node.csv), "
-                                                    "pai (pai_machine_spec) or lingjun (topo.csv, header "
-                                                    "ip,DSW,PSW,ASW); default: from the file name or header")
+        ("format", po::value<std::string>(&format),
+         "philly (cluster_machine_list), openb (openb_node_list_gpu_node.csv), pai (pai_machine_spec) or lingjun "
+         "(topo.csv, header ip,DSW,PSW,ASW); default: from the file name or header")
         ("out", po::value<std::string>(&out), "output cluster JSON (default: stdout)");
     po::positional_options_description pos;
     pos.add("file", 1);
