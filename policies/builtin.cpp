@@ -1,8 +1,11 @@
 // The built-in policies and placers, registered explicitly.
 #include "policies/consolidated_placer.hpp"
 #include "policies/fifo.hpp"
+#include "policies/random_placer.hpp"
 #include "policies/registry.hpp"
+#include "policies/spread_placer.hpp"
 #include "policies/srtf.hpp"
+#include "policies/strict_locality_placer.hpp"
 
 namespace dlsim {
 
@@ -39,6 +42,18 @@ void register_builtin_policies(PolicyRegistry& r) {
 void register_builtin_placers(PlacerRegistry& r) {
     r.add({"consolidated", "fewest nodes (best fit), then fewest racks; ties to the lowest node id", {},
            [](const Params&) { return std::make_unique<ConsolidatedPlacer>(); }});
+    r.add({"spread",
+           "as many nodes and racks as possible: one GPU per node, round-robin over racks, ids in order; then "
+           "again",
+           {},
+           [](const Params&) { return std::make_unique<SpreadPlacer>(); }});
+    r.add({"random", "a uniformly random set of free GPUs of the type, from the run seed's 'placement' stream", {},
+           [](const Params&, const MakeContext& context) { return std::make_unique<RandomPlacer>(context.seed); }});
+    r.add({"strict-locality",
+           "Philly YARN-CS: one node (best fit) if the job fits one, else ceil(n/node size) entirely free nodes in "
+           "one rack (best-fit rack); otherwise the job waits",
+           {},
+           [](const Params&) { return std::make_unique<StrictLocalityPlacer>(); }});
 }
 
 }  // namespace dlsim

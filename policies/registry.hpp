@@ -3,10 +3,12 @@
 // defaults, and a factory. Shared by the CLI and run configs; an unknown name lists the valid ones.
 #include "policies/policy.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dlsim {
@@ -42,12 +44,35 @@ private:
 Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& specs,
                       const std::map<std::string, std::string>& raw);
 
+/// What a factory may use besides its parameters: facts of the run that are not parameters of the
+/// policy or placer (so they are not echoed twice in the run identity, which holds them already).
+struct MakeContext {
+    std::uint64_t seed = 0;  ///< the run's seed: a random placer draws from Rng(seed, "placement")
+};
+
+/// A factory taking (Params) or (Params, MakeContext): most entries need only their parameters.
+template <class T>
+class Factory {
+public:
+    template <class F>
+        requires(!std::is_same_v<F, Factory> && std::is_invocable_v<const F&, const Params&, const MakeContext&>)
+    Factory(F f) : fn_(std::move(f)) {}  // implicit: entries are brace-initialised with a lambda
+    template <class F>
+        requires(!std::is_same_v<F, Factory> && !std::is_invocable_v<const F&, const Params&, const MakeContext&> &&
+                 std::is_invocable_v<const F&, const Params&>)
+    Factory(F f) : fn_([f = std::move(f)](const Params& p, const MakeContext&) { return f(p); }) {}
+    std::unique_ptr<T> operator()(const Params& p, const MakeContext& context = {}) const { return fn_(p, context); }
+
+private:
+    std::function<std::unique_ptr<T>(const Params&, const MakeContext&)> fn_;
+};
+
 template <class T>
 struct RegistryEntry {
     std::string name;
     std::string description;
     std::vector<ParamSpec> params;
-    std::function<std::unique_ptr<T>(const Params&)> make;
+    Factory<T> make;
 };
 
 template <class T>

@@ -37,5 +37,9 @@ std::string cluster_from_philly_machines(const std::string& path);
 std::string cluster_from_openb_nodes(const std::string& path);
 /// Alibaba PAI 2020 `pai_machine_spec` ("machine,gpu_type,cap_cpu,cap_mem,cap_gpu", headerless).
 std::string cluster_from_pai_machines(const std::string& path);
+/// Alibaba Lingjun 2023 `topo.csv` ("ip,DSW,PSW,ASW"): the three-tier Clos, one rack entry per (PSW, ASW) group.
+std::string cluster_from_lingjun_topology(const std::string& path);
+/// True when the file's first line is the Lingjun topology header `ip,DSW,PSW,ASW` (format detection).
+bool is_lingjun_topology(const std::string& path);
 
 }  // namespace dlsim

@@ -205,14 +205,18 @@ void print_params(const std::vector<ParamSpec>& params) {
 }
 
 int cmd_policies() {
+    // One column for the names of both lists, wide enough for the longest (at least the former 14).
+    std::size_t width = 12;
+    for (const auto& e : builtin_policies().entries()) width = std::max(width, e.name.size());
+    for (const auto& e : builtin_placers().entries()) width = std::max(width, e.name.size());
     fmt::print("policies (--policy NAME, --param k=v):\n");
     for (const auto& e : builtin_policies().entries()) {
-        fmt::print("  {:<14}{}\n", e.name, e.description);
+        fmt::print("  {:<{}}{}\n", e.name, width + 2, e.description);
         print_params(e.params);
     }
     fmt::print("placers (--placement NAME):\n");
     for (const auto& e : builtin_placers().entries()) {
-        fmt::print("  {:<14}{}\n", e.name, e.description);
+        fmt::print("  {:<{}}{}\n", e.name, width + 2, e.description);
         print_params(e.params);
     }
     return 0;
@@ -283,13 +287,14 @@ int cmd_trace_read(const std::string& sub, int argc, char** argv) {
     return 0;
 }
 
-/// `dlsim trace cluster --format philly|openb|pai FILE --out F`.
+/// `dlsim trace cluster --format philly|openb|pai|lingjun FILE --out F`.
 int cmd_trace_cluster(int argc, char** argv) {
     po::options_description desc("dlsim trace cluster FILE: a cluster spec from a published machine list");
     std::string format, out;
     desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "the machine list")
-        ("format", po::value<std::string>(&format), "philly (cluster_machine_list), openb (openb_node_list_gpu_node.csv) "
-                                                    "or pai (pai_machine_spec); default: from the file name")
+        ("format", po::value<std::string>(&format),
+         "philly (cluster_machine_list), openb (openb_node_list_gpu_node.csv), pai (pai_machine_spec) or lingjun "
+         "(topo.csv, header ip,DSW,PSW,ASW); default: from the file name or header")
         ("out", po::value<std::string>(&out), "output cluster JSON (default: stdout)");
     po::positional_options_description pos;
     pos.add("file", 1);
@@ -301,13 +306,16 @@ int cmd_trace_cluster(int argc, char** argv) {
         if (path.find("cluster_machine_list") != std::string::npos) format = "philly";
         else if (path.find("openb_node_list") != std::string::npos) format = "openb";
         else if (path.find("pai_machine_spec") != std::string::npos) format = "pai";
-        else throw InputError(path + ": cannot tell the machine-list format from the name (give --format philly|openb|pai)");
+        else if (is_lingjun_topology(path)) format = "lingjun";
+        else throw InputError(path + ": cannot tell the machine-list format from the name or header (give --format "
+                                     "philly|openb|pai|lingjun)");
     }
     std::string spec;
     if (format == "philly") spec = cluster_from_philly_machines(path);
     else if (format == "openb") spec = cluster_from_openb_nodes(path);
     else if (format == "pai") spec = cluster_from_pai_machines(path);
-    else throw InputError("--format: expected philly, openb or pai, got '" + format + "'");
+    else if (format == "lingjun") spec = cluster_from_lingjun_topology(path);
+    else throw InputError("--format: expected philly, openb, pai or lingjun, got '" + format + "'");
     const Cluster cluster = parse_cluster(spec, path + " (converted)");  // what we write must load
     if (out.empty()) {
         fmt::print("{}", spec);

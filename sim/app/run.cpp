@@ -156,8 +156,10 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     out.config_json = config_json(in, c, std::move(id));
     const RateModel rates(in.cluster, in.profiles);
     const ResolvedJobs resolved = resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict, c.unknown_models);
-    auto policy = params.policy_entry.make(params.policy);
-    auto placer = params.placer_entry.make(params.placer);
+    // The seed is in the run identity already (its `seed` key): the context adds nothing to it.
+    const MakeContext context{c.seed};
+    auto policy = params.policy_entry.make(params.policy, context);
+    auto placer = params.placer_entry.make(params.placer, context);
 
     const Topology topology(in.cluster);
     NetworkPerformance network(topology, rates, comm_models(in.profiles), NetworkOptions{.mode = c.network});
