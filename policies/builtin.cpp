@@ -6,6 +6,7 @@
 #include "policies/spread_placer.hpp"
 #include "policies/srtf.hpp"
 #include "policies/strict_locality_placer.hpp"
+#include "policies/topology_aware_placer.hpp"
 
 namespace dlsim {
 
@@ -54,6 +55,11 @@ void register_builtin_placers(PlacerRegistry& r) {
            "one rack (best-fit rack); otherwise the job waits",
            {},
            [](const Params&) { return std::make_unique<StrictLocalityPlacer>(); }});
+    r.add({"topology-aware",
+           "of consolidated and each rack's and pod's fewest-nodes fill, the placement where the job's predicted "
+           "rate (network model, current link loads) is highest; ties to consolidated",
+           {},
+           [](const Params&) { return std::make_unique<TopologyAwarePlacer>(); }});
 }
 
 }  // namespace dlsim

@@ -3,6 +3,7 @@
 // Policies never reach into the engine; the engine implements this interface.
 #include "models/allocation.hpp"
 #include "models/base/sim_time.hpp"
+#include "models/performance_model.hpp"
 #include "models/restart_model.hpp"
 #include "models/cluster.hpp"
 #include "models/rate_model.hpp"
@@ -75,6 +76,9 @@ public:
     /// What the engine charges for a change of allocation (so a policy can weigh a preemption or a move
     /// against its gain).
     virtual const RestartModel& restart_model() const = 0;
+    /// How fast jobs run where they run (the network model when there is one): a placer may ask it what
+    /// rate a job would get on a candidate placement, given what runs now.
+    virtual const PerformanceModel& performance() const = 0;
 };
 
 }  // namespace dlsim

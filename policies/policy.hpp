@@ -84,6 +84,11 @@ public:
     virtual ~Placer() = default;
     /// Fills `out` (cleared first); false if the free GPUs of type t cannot hold n.
     virtual bool place(const ClusterView& view, GpuTypeIdx t, int n, std::vector<NodeShare>& out) = 0;
+    /// The same for a given job (what the engine calls): a placer that weighs the job's own speed on each
+    /// candidate (topology-aware) overrides this; the others place by GPU counts alone.
+    virtual bool place_job(const ClusterView& view, JobIdx, GpuTypeIdx t, int n, std::vector<NodeShare>& out) {
+        return place(view, t, n, out);
+    }
 };
 
 }  // namespace dlsim

@@ -185,7 +185,7 @@ bool Simulator::place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> 
     scratch_.gpu_type = t;
     scratch_.shares.clear();
     if (placement.empty()) {
-        if (!placer_.place(*this, t, n, scratch_.shares)) return false;
+        if (!placer_.place_job(*this, j, t, n, scratch_.shares)) return false;
     } else {
         scratch_.shares.assign(placement.begin(), placement.end());
     }

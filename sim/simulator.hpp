@@ -68,6 +68,7 @@ public:
     NodeIdx node_with_free(GpuTypeIdx t, int k) const override { return state_.node_with_free(t, k); }
     std::span<const JobIdx> running_jobs() const override { return running_; }
     const RestartModel& restart_model() const override { return restart_; }
+    const PerformanceModel& performance() const override { return performance_; }
 
     /// Every job's final state, in trace order.
     const std::vector<JobInfo>& jobs() const { return jobs_; }

@@ -19,13 +19,14 @@ namespace dlsim::test {
 /// A read-only view over a ClusterState, as the engine gives policies and placers.
 class FakeView final : public ClusterView {
 public:
-    FakeView(const Cluster& c, const RateModel& r, const ClusterState& s) : c_(c), r_(r), s_(s) {}
+    FakeView(const Cluster& c, const RateModel& r, const ClusterState& s) : c_(c), r_(r), s_(s), performance_(r) {}
     Time now() const override { return 0; }
     const Cluster& cluster() const override { return c_; }
     const RateModel& rates() const override { return r_; }
     const JobInfo& job(JobIdx j) const override { return jobs.at(j); }
     const Allocation& allocation(JobIdx) const override { return none_; }
     const RestartModel& restart_model() const override { return restart_; }
+    const PerformanceModel& performance() const override { return performance_; }
     int free_gpus(GpuTypeIdx t) const override { return s_.free_gpus(t); }
     int free_gpus_on(NodeIdx n) const override { return s_.free_on(n); }
     NodeIdx node_with_free(GpuTypeIdx t, int k) const override { return s_.node_with_free(t, k); }
@@ -39,6 +40,7 @@ private:
     const ClusterState& s_;
     Allocation none_;
     FixedRestart restart_{0};
+    IsolatedPerformance performance_;
 };
 
 /// A cluster, its profiles, the state of its GPUs and a view over them.
