@@ -6,25 +6,19 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
-#include <cstdio>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace dlsim {
 
 namespace {
 
 constexpr std::size_t kMaxNodes = 4096;
-
-double predict_shape(const CommCalibration& c, const CommModel& base, const PlacementShape& shape, int local_bsz) {
-    CommModel m = base;
-    m.gamma = c.gamma;
-    return iteration_seconds(c.compute_seconds(local_bsz), m, ring_links(shape, c));
-}
 
 // ---- the parameter vector: each parameter bounded, searched over an unbounded z ----------------------
 // A positive parameter is exp(lo + (hi − lo)·σ(z)): the search moves in orders of magnitude and can never
@@ -202,7 +196,9 @@ RingLinks ring_links(const PlacementShape& shape, const CommCalibration& c) {
 
 double predict_step_seconds(const CommCalibration& c, const CommModel& base, std::string_view placement,
                             int local_bsz) {
-    return predict_shape(c, base, parse_placement(placement), local_bsz);
+    CommModel m = base;
+    m.gamma = c.gamma;
+    return iteration_seconds(c.compute_seconds(local_bsz), m, ring_links(parse_placement(placement), c));
 }
 
 CommCalibration fit_placements(const std::vector<PlacementPoint>& points, const CommModel& base,

@@ -65,8 +65,9 @@ struct FitOptions {
     FitStats* stats = nullptr;  ///< filled when set
 };
 
-/// Fits the free parameters by minimising Σ (predicted / measured − 1)² over `points` (Nelder–Mead over
-/// bounded log-parameters, deterministic restarts). `points` must not be empty.
+/// Fits the free parameters by minimising Σ (predicted / measured − 1)² over `points`: Nelder–Mead over
+/// bounded log-parameters, started from a coarse grid's two best points, then restarted once on all the
+/// points. Deterministic (no random draws). `points` must not be empty.
 CommCalibration fit_placements(const std::vector<PlacementPoint>& points, const CommModel& base,
                                const FitOptions& options = {});
 

@@ -43,9 +43,9 @@ PARAMS = {
             "[C] adaptdl benchmark/models/ncf/model.py NeuMF-end, factor_num 32, num_layers 3 (main.py defaults), "
             "ML-1M 6040 users x 3706 items (He et al. WWW'17, Table 1 [R])"),
     "yolov3": ("YOLOv3 (VOC)", 61626049,
-               "[C] YOLOv3 (Darknet-53 + FPN, adaptdl benchmark/models/yolov3) with 20 VOC classes: 61,949,149 for "
-               "80 classes (ultralytics yolov3.cfg summary [R]) minus 3 heads x 180 fewer output channels "
-               "(1x1 convs from 1024/512/256 channels, with bias) = 323,100"),
+               "[C] adaptdl benchmark/models/yolov3/model: backbones/darknet53.py (Darknet-53, 40,584,928) and "
+               "necks/yolo_fpn.py, 20 VOC classes (3 x (5 + 20) = 75 output channels per scale; batch-normed convs "
+               "without bias [R]). With 80 classes the same count gives 61,949,149, ultralytics' yolov3.cfg figure [R]"),
 }
 
 
