@@ -298,7 +298,8 @@ CommCalibration fit_placements(const std::vector<PlacementPoint>& points, const 
 double placement_mape(const CommCalibration& c, const CommModel& base, const std::vector<PlacementPoint>& points) {
     if (points.empty()) return 0;
     double sum = 0;
-    for (const auto& p : points) sum += std::abs(predict_step_seconds(c, base, p.placement, p.local_bsz) / p.step_time - 1);
+    for (const auto& p : points)
+        sum += std::abs(predict_step_seconds(c, base, p.placement, p.local_bsz) / p.step_time - 1);
     return 100 * sum / points.size();
 }
 

@@ -98,8 +98,8 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
         const std::string path = "models." + name;
         jf::require_object(v, file, path);
         jf::check_keys(v, file, path,
-                       {"params", "grad_dtype", "mem_gb", "gamma", "local_bsz", "throughput", "throughput_n", "placements",
-                        "description", "source"});
+                       {"params", "grad_dtype", "mem_gb", "gamma", "local_bsz", "throughput", "throughput_n",
+                        "placements", "description", "source"});
         ModelProfile m;
         m.name = name;
         // Bounded so that gradient bytes (params x 4) stay inside 64 bits.
@@ -141,7 +141,8 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
             if (g > 10) jf::fail(file, path + ".gamma", "a number in [1, 10]", &v["gamma"]);
             m.gamma = g;
         }
-        if (v.contains("local_bsz")) m.local_bsz = static_cast<int>(jf::integer(v["local_bsz"], file, path + ".local_bsz", 1, kMaxBatch));
+        if (v.contains("local_bsz"))
+            m.local_bsz = static_cast<int>(jf::integer(v["local_bsz"], file, path + ".local_bsz", 1, kMaxBatch));
         if (v.contains("placements")) m.placements = parse_placements(v["placements"], file, path + ".placements");
         calibrate(m);
         set.models.push_back(std::move(m));

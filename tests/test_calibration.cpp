@@ -87,6 +87,10 @@ TEST_CASE("fit_placements recovers the parameters that generated the points", "[
     CHECK(fit.compute_per_sample_s == Approx(0.01).epsilon(1e-3));
     CHECK(fit.inter_bytes_per_s == Approx(5e8).epsilon(1e-2));
     CHECK(fit.gamma == Approx(2).epsilon(1e-2));
+    // A profile's own gamma is held, not fitted.
+    FitOptions held;
+    held.fixed_gamma = 1.5;
+    CHECK(fit_placements(points, base, held).gamma == 1.5);
     // Deterministic: the same points give the same numbers, bit for bit.
     const CommCalibration again = fit_placements(points, base);
     CHECK(again.intra_bytes_per_s == fit.intra_bytes_per_s);
@@ -163,7 +167,8 @@ TEST_CASE("calibration on Pollux's placements: held-out MAPE per application", "
         const double mape = placement_mape(c, comm_model(m), held_out);
         std::printf("%-22s %6zu %6zu %9.4g %11.4g %11.4g %10.4g %10.4g %6.3f %12.9f %8.1f %6d %6zu\n", m.name.c_str(),
                     fit_points.size(), held_out.size(), c.compute_intercept_s, c.compute_per_sample_s,
-                    c.intra_bytes_per_s, c.inter_bytes_per_s, c.step_latency_s, c.gamma, mape, ms, stats.evaluations, stats.groups);
+                    c.intra_bytes_per_s, c.inter_bytes_per_s, c.step_latency_s, c.gamma, mape, ms, stats.evaluations,
+                    stats.groups);
         // The grouped objective the fit minimised is the plain sum over predict_step_seconds.
         double objective = 0;
         for (const auto& p : fit_points) {
@@ -179,7 +184,8 @@ TEST_CASE("calibration on Pollux's placements: held-out MAPE per application", "
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
         CHECK(all.gamma == m.calibration->gamma);
         CHECK(all.inter_bytes_per_s == m.calibration->inter_bytes_per_s);
-        std::printf("%-22s all %4zu points: %9.4g %11.4g %11.4g %10.4g %10.4g %6.3f in-sample MAPE %.3f%%, %.1f ms, %d evals, %zu groups\n",
+        std::printf("%-22s all %4zu points: %9.4g %11.4g %11.4g %10.4g %10.4g %6.3f in-sample MAPE %.3f%%, %.1f ms, "
+                    "%d evals, %zu groups\n",
                     "", m.placements.size(), all.compute_intercept_s, all.compute_per_sample_s, all.intra_bytes_per_s,
                     all.inter_bytes_per_s, all.step_latency_s, all.gamma, placement_mape(all, comm_model(m), m.placements),
                     load_ms, all_stats.evaluations, all_stats.groups);
