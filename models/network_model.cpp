@@ -36,17 +36,23 @@ std::string_view contention_mode_name(ContentionMode mode) {
 std::string_view contention_mode_names() { return "none|penalty|maxmin|duty|interleave|priority"; }
 
 NetworkPerformance::NetworkPerformance(const Topology& topology, const RateModel& rates, std::vector<CommModel> models,
-                                       NetworkOptions options)
-    : topo_(topology), rates_(rates), models_(std::move(models)), opt_(options), links_(topology.links().size()),
+                                       NetworkOptions options, std::vector<std::optional<CommCalibration>> calibrated)
+    : topo_(topology), rates_(rates), models_(std::move(models)), opt_(options), calibrated_(std::move(calibrated)),
+      links_(topology.links().size()),
       count_(topology.num_vertices(), 0) {
     summary_.mode = std::string(contention_mode_name(opt_.mode));
+}
+
+double NetworkPerformance::inter_bandwidth(const Job& job, double x) const {
+    if (job.nodes <= 1) return kUnlimited;
+    if (job.inter_fitted > 0) return std::isfinite(job.x_iso) ? job.inter_fitted * (x / job.x_iso) : job.inter_fitted;
+    return job.nic_eff * job.channels * x;
 }
 
 double NetworkPerformance::rate_at(const Job& job, double x, double* phi) const {
     const CommModel none{};
     const CommModel& comm = job.model == kNoModel || job.model >= models_.size() ? none : models_[job.model];
-    RingLinks ring{job.gpus, job.nodes, job.intra, job.nodes > 1 ? job.nic_eff * job.channels * x : kUnlimited,
-                   job.alpha};
+    RingLinks ring{job.gpus, job.nodes, job.intra, inter_bandwidth(job, x), job.alpha};
     const double t_comm = comm_seconds(comm, ring);
     if (t_comm <= 0) {
         if (phi) *phi = 0;
@@ -122,6 +128,16 @@ void NetworkPerformance::shape(Job& job, const Allocation& a) const {
     }
     job.x_iso = job.cap;
     for (LinkIdx l : job.links) job.x_iso = std::min(job.x_iso, links[l].bytes_per_s / job.channels);
+    job.inter_fitted = 0;
+    if (job.model != kNoModel && job.model < calibrated_.size() && calibrated_[job.model]) {
+        // Measured placements calibrate the model instead of the defaults (MODELLING.md §4 item 2).
+        const CommCalibration& fit = *calibrated_[job.model];
+        bool intra = false;
+        for (const NodeShare& s : a.shares) intra = intra || s.gpus >= 2;
+        job.intra = intra ? fit.intra_bytes_per_s : kUnlimited;
+        job.alpha = fit.step_latency_s;
+        job.inter_fitted = fit.inter_bytes_per_s;
+    }
     double phi_iso = 0;
     job.iso_rate = rate_at(job, job.x_iso, &phi_iso);
     const double t_comm_share = phi_iso;  // T_comm / T_iter alone
@@ -433,8 +449,7 @@ double NetworkPerformance::comm_seconds_now(JobIdx j) const {
     const Job& job = jobs_[j];
     const CommModel none{};
     const CommModel& comm = job.model == kNoModel || job.model >= models_.size() ? none : models_[job.model];
-    return comm_seconds(comm, RingLinks{job.gpus, job.nodes, job.intra,
-                                        job.nodes > 1 ? job.nic_eff * job.channels * job.x : kUnlimited, job.alpha});
+    return comm_seconds(comm, RingLinks{job.gpus, job.nodes, job.intra, inter_bandwidth(job, job.x), job.alpha});
 }
 
 const JobNetworkRecord& NetworkPerformance::record(JobIdx j) const {

@@ -6,6 +6,7 @@
 // Jobs are fluid flows: a multi-node job has a footprint, the finite links its ring crosses, each with
 // its `channels` (one per usable NIC). When an allocation appears or disappears, only the connected
 // component of the job-link graph around it is re-rated; progress stays fluid between changes.
+#include "models/calibration.hpp"
 #include "models/iteration_time.hpp"
 #include "models/performance_model.hpp"
 #include "models/topology.hpp"
@@ -66,8 +67,11 @@ struct NetworkSummary {
 class NetworkPerformance final : public PerformanceModel {
 public:
     /// `models[m]`: how model m communicates (from its profile); jobs without a model never do.
+    /// `calibrated[m]`, when set: model m's bandwidths and step latency fitted to measured placements
+    /// (models/calibration.hpp), used instead of the topology's η × capacity for a job alone; under
+    /// contention its inter-node bandwidth scales with its share of the links (x ÷ x alone).
     NetworkPerformance(const Topology& topology, const RateModel& rates, std::vector<CommModel> models,
-                       NetworkOptions options);
+                       NetworkOptions options, std::vector<std::optional<CommCalibration>> calibrated = {});
 
     void allocated(Time now, JobIdx j, ModelIdx model, const Allocation& a, std::vector<RateChange>& changed) override;
     void released(Time now, JobIdx j, const Allocation& a, std::vector<RateChange>& changed) override;
@@ -96,6 +100,7 @@ private:
         double intra = kUnlimited;  // η × slowest intra-node edge, bytes/s
         double nic_eff = 1;
         double cap = kUnlimited;    // per-channel cap: one NIC's speed
+        double inter_fitted = 0;    // > 0: the calibrated inter-node bandwidth alone (bytes/s)
         double alpha = 0;
         double x = 0, x_iso = 0, phi = 0, rate = 0, iso_rate = 0;
         double intensity = 0;       // compute per communication (Crux's GPU intensity), for `priority`
@@ -117,6 +122,8 @@ private:
 
     /// A job's ring on `a`: GPUs, nodes, slowest edges, latency, channels, footprint, isolated rate.
     void shape(Job& job, const Allocation& a) const;
+    /// Effective bandwidth of the job's inter-node ring edge at per-channel bandwidth x.
+    double inter_bandwidth(const Job& job, double x) const;
     /// The job's rate at per-channel bandwidth x (and its duty cycle into phi).
     double rate_at(const Job& job, double x, double* phi) const;
     void attach(JobIdx j);
@@ -136,6 +143,7 @@ private:
     const RateModel& rates_;
     std::vector<CommModel> models_;
     NetworkOptions opt_;
+    std::vector<std::optional<CommCalibration>> calibrated_;
     std::vector<Job> jobs_;
     std::vector<JobNetworkRecord> records_;
     std::vector<LinkState> links_;

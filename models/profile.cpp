@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <string>
+#include <vector>
 
 namespace dlsim {
 
@@ -26,6 +28,58 @@ bool ProfileSet::names_gpu_type(const std::string& lower_name) const {
     return false;
 }
 
+namespace {
+
+constexpr long long kMaxBatch = 1'000'000'000;
+
+std::vector<PlacementPoint> parse_placements(const jf::Json& v, const std::string& file, const std::string& path) {
+    if (!v.is_array()) jf::fail(file, path, "an array of {\"placement\", \"local_bsz\", \"step_time\"} objects", &v);
+    std::vector<PlacementPoint> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string ipath = fmt::format("{}[{}]", path, i);
+        const auto& e = jf::require_object(v[i], file, ipath);
+        jf::check_keys(e, file, ipath, {"placement", "local_bsz", "step_time", "gpu_type"});
+        PlacementPoint p;
+        if (!e.contains("placement")) jf::fail(file, ipath + ".placement", "GPUs per node as digits 1-9, e.g. \"22\"");
+        p.placement = jf::string(e["placement"], file, ipath + ".placement");
+        try {
+            parse_placement(p.placement);
+        } catch (const InputError&) {
+            jf::fail(file, ipath + ".placement", "GPUs per node as 1 to 4096 digits 1-9, e.g. \"22\"", &e["placement"]);
+        }
+        if (!e.contains("local_bsz")) jf::fail(file, ipath + ".local_bsz", "the per-GPU batch size (integer >= 1)");
+        p.local_bsz = static_cast<int>(jf::integer(e["local_bsz"], file, ipath + ".local_bsz", 1, kMaxBatch));
+        if (!e.contains("step_time")) jf::fail(file, ipath + ".step_time", "the measured step time in s (> 0)");
+        p.step_time = jf::number(e["step_time"], file, ipath + ".step_time", 0);
+        if (p.step_time <= 0) jf::fail(file, ipath + ".step_time", "a step time in s > 0", &e["step_time"]);
+        if (e.contains("gpu_type")) p.gpu_type = lower_ascii(jf::string(e["gpu_type"], file, ipath + ".gpu_type"));
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+// Fits the iteration-time model to the placement points of one GPU type: the first point's type (points
+// naming another type are left out of this fit). Without params there is no communication to fit.
+void calibrate(ModelProfile& m) {
+    if (m.params <= 0 || m.placements.empty()) return;
+    std::vector<PlacementPoint> points;
+    for (const auto& p : m.placements)
+        if (p.gpu_type == m.placements.front().gpu_type) points.push_back(p);
+    if (points.size() < kMinCalibrationPoints) return;
+    FitOptions options;
+    if (m.gamma) options.fixed_gamma = *m.gamma;
+    m.calibration = fit_placements(points, comm_model(m), options);
+}
+
+}  // namespace
+
+CommModel comm_model(const ModelProfile& m) {
+    CommModel c;
+    c.gradient_bytes = static_cast<double>(m.gradient_bytes());
+    if (m.gamma) c.gamma = *m.gamma;
+    return c;
+}
+
 ProfileSet parse_profiles(const std::string& text, const std::string& file) {
     const jf::Json doc = jf::parse_text(text, file);
     jf::require_object(doc, file, "(top level)");
@@ -43,7 +97,9 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
     for (const auto& [name, v] : models.items()) {
         const std::string path = "models." + name;
         jf::require_object(v, file, path);
-        jf::check_keys(v, file, path, {"params", "grad_dtype", "mem_gb", "throughput", "throughput_n", "description", "source"});
+        jf::check_keys(v, file, path,
+                       {"params", "grad_dtype", "mem_gb", "gamma", "local_bsz", "throughput", "throughput_n",
+                        "placements", "description", "source"});
         ModelProfile m;
         m.name = name;
         // Bounded so that gradient bytes (params x 4) stay inside 64 bits.
@@ -80,6 +136,15 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
                 }
             }
         }
+        if (v.contains("gamma")) {
+            const double g = jf::number(v["gamma"], file, path + ".gamma", 1);
+            if (g > 10) jf::fail(file, path + ".gamma", "a number in [1, 10]", &v["gamma"]);
+            m.gamma = g;
+        }
+        if (v.contains("local_bsz"))
+            m.local_bsz = static_cast<int>(jf::integer(v["local_bsz"], file, path + ".local_bsz", 1, kMaxBatch));
+        if (v.contains("placements")) m.placements = parse_placements(v["placements"], file, path + ".placements");
+        calibrate(m);
         set.models.push_back(std::move(m));
     }
     return set;

@@ -1,6 +1,8 @@
 #pragma once
-// Throughput profiles (DESIGN.md "Inputs", `dlsim.profile/1`): per DL model, iterations/s on one GPU
-// of each type. 0 or absent means the model cannot run on that type.
+// Throughput profiles (DESIGN.md "Inputs", `dlsim.profile/1`, models/profiles/README.md): per DL model,
+// iterations/s on one GPU of each type. 0 or absent means the model cannot run on that type.
+#include "models/calibration.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -18,10 +20,24 @@ struct ModelProfile {
     std::map<std::string, double> throughput;
     /// Measured aggregate iterations/s on n GPUs, by lower-cased type then n (used by the network model).
     std::map<std::string, std::map<int, double>> throughput_n;
+    std::optional<double> gamma;      ///< compute/comm overlap in [1, 10], when the profile gives it
+    int local_bsz = 0;                ///< per-GPU batch `throughput` was measured at; 0 = not given
+    /// Measured step times per placement (Pollux's placements.csv), in file order.
+    std::vector<PlacementPoint> placements;
+    /// The iteration-time model's free parameters fitted to `placements` at load time (models/calibration.hpp):
+    /// set when the model has params and at least kMinCalibrationPoints points of one GPU type.
+    std::optional<CommCalibration> calibration;
 
     /// Gradient bytes per iteration, computed from params and grad_dtype (never stored by hand).
     std::int64_t gradient_bytes() const { return params * grad_bytes_per_param; }
 };
+
+/// Fewer points than this leave a model uncalibrated (six free parameters; fewer would be guesswork).
+inline constexpr std::size_t kMinCalibrationPoints = 4;
+
+/// How a model communicates: gradient bytes from params × grad_dtype, γ from the profile (else the
+/// DDP default of CommModel). The base that calibration fits and predictions use.
+CommModel comm_model(const ModelProfile& m);
 
 struct ProfileSet {
     std::string source;

@@ -12,8 +12,36 @@ import ast
 import json
 import sys
 
-# Parameter counts we can source (torchvision model definitions); the rest are left out rather than guessed.
-PARAMS = {"ResNet-18": 11689512, "ResNet-50": 25557032}
+# Parameter counts of Gavel's workloads (scheduler/job_table.py names the script and flags of each), with
+# where each comes from. [V] read in the source named; [C] counted by us from the reference code named,
+# layer by layer; [R] recalled, not re-read. Gradients are fp32 (the workloads train in fp32).
+PARAMS = {
+    "ResNet-18": (11173962,
+                  "[C] ResNet18 for CIFAR-10 (kuangliu/pytorch-cifar models/resnet.py: 3x3 stem, no max-pool, "
+                  "10-way head), which Gavel's workloads/pytorch/image_classification/cifar10 trains"),
+    "ResNet-50": (25557032, "[V] torchvision resnet50 (ImageNet, 1000 classes; MODELLING.md 1.5)"),
+    "LM": (13987678,
+           "[C] workloads/pytorch/language_modeling/main.py defaults: 2-layer LSTM, emsize = nhid = 200, untied, "
+           "on Wikitext-2 (33,278-word vocabulary of PyTorch's word_language_model corpus [R]): embedding "
+           "6,655,600 + LSTM 643,200 + decoder 6,688,878"),
+    "A3C": (3249639,
+            "[C] A3Clstm of dgriff777/rl_a3c_pytorch model.py, which workloads/pytorch/rl/main.py builds (its copy "
+            "of model.py assumed unchanged [R]): 4 convs (1 input channel), LSTMCell(1024, 512), critic, actor "
+            "with Pong's 6 actions"),
+    "CycleGAN": (28285832,
+                 "[C] eriklindernoren/PyTorch-GAN implementations/cyclegan/models.py, which "
+                 "workloads/pytorch/cyclegan/cyclegan.py builds (copy assumed unchanged [R]): 2 ResNet generators "
+                 "with 9 residual blocks (11,378,179 each) + 2 PatchGAN discriminators (2,764,737 each)"),
+}
+# Left out: their size depends on data we cannot read (vocabularies, user counts), so their
+# communication time is zero in dlsim.
+UNSOURCED = {
+    "Transformer": "Gavel's translation Transformer (attention-is-all-you-need-pytorch, d_model 512, 6 layers, "
+                   "-proj_share_weight) on Multi30k: its size depends on the vocabularies of multi30k.atok.low.pt, "
+                   "which we could not read",
+    "Recommendation": "Gavel's recoder DynamicAutoencoder (one hidden layer of 200, item-based) on ML-20M: its size "
+                      "depends on the number of users of the preprocessed split, which we could not read",
+}
 TYPES = ["v100", "p100", "k80"]
 
 
@@ -34,8 +62,11 @@ def main(path):
         rec = {}
         family = name.split(" (")[0]
         if family in PARAMS:
-            rec["params"] = PARAMS[family]
+            rec["params"], source = PARAMS[family]
             rec["grad_dtype"] = "fp32"
+            rec["source"] = "params: " + source
+        else:
+            rec["description"] = UNSOURCED[family] + ". No params: its communication time is taken as zero"
         rec["throughput"] = {t: m["throughput"][t] for t in TYPES if t in m["throughput"]}
         rec["throughput_n"] = {t: dict(sorted(m["throughput_n"][t].items(), key=lambda kv: int(kv[0])))
                                for t in TYPES if t in m["throughput_n"]}

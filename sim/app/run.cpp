@@ -126,14 +126,21 @@ std::string run_id(const RunConfig& c, const InputHashes& hashes) {
 
 namespace {
 
-/// How each profile model communicates: gradient bytes from params × grad_dtype, the overlap γ.
+/// How each profile model communicates: gradient bytes from params × grad_dtype, the overlap γ (fitted
+/// when the profile has measured placements).
 std::vector<CommModel> comm_models(const ProfileSet& profiles) {
     std::vector<CommModel> out;
     for (const ModelProfile& m : profiles.models) {
-        CommModel cm;
-        cm.gradient_bytes = static_cast<double>(m.gradient_bytes());
+        CommModel cm = comm_model(m);
+        if (m.calibration) cm.gamma = m.calibration->gamma;
         out.push_back(cm);
     }
+    return out;
+}
+
+std::vector<std::optional<CommCalibration>> calibrations(const ProfileSet& profiles) {
+    std::vector<std::optional<CommCalibration>> out;
+    for (const ModelProfile& m : profiles.models) out.push_back(m.calibration);
     return out;
 }
 
@@ -162,7 +169,8 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     auto placer = params.placer_entry.make(params.placer, context);
 
     const Topology topology(in.cluster);
-    NetworkPerformance network(topology, rates, comm_models(in.profiles), NetworkOptions{.mode = c.network});
+    NetworkPerformance network(topology, rates, comm_models(in.profiles), NetworkOptions{.mode = c.network},
+                               calibrations(in.profiles));
     Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost), &network});
     Time origin = kNever;
     for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
