@@ -288,7 +288,13 @@ void NetworkPerformance::solve_component(Time now) {
                 }
                 for (std::size_t i = 0; i < comp_jobs_.size(); ++i)
                     if (next_phi_[i] == 0) step = std::min(step, jobs_[comp_jobs_[i]].cap - next_x_[i]);
-                if (!std::isfinite(step)) step = 0;  // nothing limits them: cannot happen with finite links
+                if (!std::isfinite(step)) {
+                    // Nothing limits the rest (a job inside one node: no finite links, no NIC cap). They
+                    // take their cap, as in every other mode; a zero step would never freeze them.
+                    for (std::size_t i = 0; i < comp_jobs_.size(); ++i)
+                        if (next_phi_[i] == 0) next_x_[i] = jobs_[comp_jobs_[i]].cap;
+                    break;
+                }
                 for (std::size_t i = 0; i < comp_jobs_.size(); ++i)
                     if (next_phi_[i] == 0) next_x_[i] += step;
                 for (LinkIdx l : comp_links_) {
@@ -477,7 +483,7 @@ void NetworkPerformance::finish(Time origin, Time end) {
         if (count[t] == 0) continue;
         const double u = sum[t] / static_cast<double>(count[t]);
         summary_.tier_utilization.emplace_back(topo_.tier_names()[t], u);
-        if (summary_.busiest_tier.empty() || u > summary_.busiest_tier_utilization) {
+        if (u > summary_.busiest_tier_utilization) {  // none while no finite link carried anything
             summary_.busiest_tier = topo_.tier_names()[t];
             summary_.busiest_tier_utilization = u;
         }

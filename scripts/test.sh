@@ -19,3 +19,5 @@ ctest --test-dir build-asan -LE slow --output-on-failure -j "$jobs"
 ./build/tests/bench/bench_micro --benchmark_min_time=0.05
 ./build/tests/bench/bench_readers
 ./build/tests/bench/bench_sweep build/bench-sweep 1000 2>/dev/null
+# Exits 77 (skipped, message printed) when ../shared/data's pollux/philly.csv is missing.
+./build/tests/bench/bench_network 5000 || [ $? -eq 77 ]

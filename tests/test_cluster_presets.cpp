@@ -31,6 +31,7 @@ const Expected kPresets[] = {
     {"dgx_a100_superpod.json", 320, 40, 10},              // 2 SUs x 20 nodes x 8 GPUs, racks of 4
     {"leaf_spine_4to1_v100_pcie.json", 256, 64, 8},       // 8 racks x 8 servers x 4 GPUs
     {"alibaba_lingjun.json", 6776, 847, 119},             // 847 hosts x 8 GPUs, 119 (PSW, ASW) groups
+    {"fat_tree_10240.json", 10240, 1280, 40},             // 5 pods x 8 racks x 32 nodes x 8 GPUs
 };
 
 double up(const Topology& t, VertexIdx v) { return t.links()[t.up(v)].bytes_per_s; }
@@ -99,6 +100,17 @@ TEST_CASE("cluster presets: uplink capacities by hand", "[unit]") {
         CHECK(up(t, tor) == Approx(8 * 4 * 200 * kGbps));  // 800 GB/s
         CHECK(t.parent(psw) == t.parent(t.parent(t.leaf_of(846))));  // one DSW above all
         CHECK(t.depth(0) == 3u);
+    }
+    SECTION("fat_tree_10240: a rack's spine uplink = 32 x 100 Gb/s / 4, a pod's core uplink = 8 of those") {
+        const Cluster c = load_cluster(kDir + "fat_tree_10240.json");
+        const Topology t(c);
+        const VertexIdx leaf = t.leaf_of(0), spine = t.parent(leaf);
+        CHECK(up(t, 0) == Approx(100 * kGbps));                         // one NIC, 12.5 GB/s
+        CHECK(up(t, leaf) == Approx(32 * 100 * kGbps / 4));             // 100 GB/s
+        CHECK(up(t, spine) == Approx(8 * 32 * 100 * kGbps / 4));        // 800 GB/s, 1:1 into the core
+        CHECK(t.parent(spine) == t.parent(t.parent(t.leaf_of(1279))));  // one core above all
+        CHECK(t.parent(spine) != t.parent(t.leaf_of(1279)));            // node 1279 is in another pod
+        CHECK(t.links()[t.up(spine)].tier == 2);
     }
 }
 

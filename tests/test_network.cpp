@@ -214,6 +214,20 @@ TEST_CASE("network: two 16-GPU jobs across one oversubscribed uplink, under ever
     }
 }
 
+// A job inside one node crosses no finite link and has no NIC cap: maxmin's progressive filling once
+// never froze it and looped for ever (found by bench_network, whose first job is such a job).
+TEST_CASE("network: a one-node job next to a multi-node one gets its isolated rate under every mode", "[network]") {
+    const ProfileSet p = profile({{"m", 10, 100'000'000}});
+    for (ContentionMode mode : {ContentionMode::None, ContentionMode::Penalty, ContentionMode::MaxMin,
+                                ContentionMode::Duty, ContentionMode::Interleave, ContentionMode::Priority}) {
+        Net iso(kTwoRacks, p, ContentionMode::None);
+        Net net(kTwoRacks, p, mode);
+        CHECK(exact(net.start(0, 0, {{0, 4}}), iso.start(0, 0, {{0, 4}})));
+        net.start(1, 0, job_b());
+        CHECK(exact(net.start(2, 0, {{1, 4}}), iso.start(2, 0, {{1, 4}})));
+    }
+}
+
 TEST_CASE("network: a change re-rates only the jobs that share links with it", "[network]") {
     // Two racks of two 4-GPU nodes behind a 4:1 spine. Jobs A and C share rack 0's NICs; B runs in rack 1.
     Net net(R"({"gpu_types": {"g": {}}, "node_types": {"n4": {"gpu_type": "g", "gpus": 4,

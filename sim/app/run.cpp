@@ -171,6 +171,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     const Topology topology(in.cluster);
     NetworkPerformance network(topology, rates, comm_models(in.profiles), NetworkOptions{.mode = c.network},
                                calibrations(in.profiles));
+    network.time_solves(c.time_network_solves);
     Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost), &network});
     Time origin = kNever;
     for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
@@ -196,6 +197,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     out.summary.network = network.summary();
     out.network.resize(resolved.jobs.size());
     for (JobIdx j = 0; j < out.network.size(); ++j) out.network[j] = network.record(j);
+    out.network_solve_micros = network.solve_micros();
     out.summary.agnostic_jobs = resolved.agnostic_jobs;
     out.timeseries = metrics.timeseries();
     out.jobs = sim.take_jobs();

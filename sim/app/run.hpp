@@ -43,6 +43,7 @@ struct RunOutcome {
     std::vector<GpuTypeIdx> job_gpu_type; ///< type of each job's longest allocation
     std::map<std::uint32_t, std::string> rejected;  ///< job index -> reason
     std::vector<JobNetworkRecord> network;          ///< per job: placement shape, slowdown, communication
+    std::vector<float> network_solve_micros;        ///< wall time of each solve, if config.time_network_solves
     SimStats stats;
 };
 

@@ -38,6 +38,8 @@ struct RunConfig {
     // Outputs (not part of the resolved config that identifies a run).
     std::string out, jobs_csv, event_log;
     bool job_records = true;
+    /// Benchmarks: time each network component solve (RunOutcome::network_solve_micros). Not a config key.
+    bool time_network_solves = false;
 };
 
 /// The bundled defaults: a synthetic Gavel-mix trace on the Gavel-like 108-GPU heterogeneous cluster
