@@ -270,48 +270,83 @@ void NetworkPerformance::solve_component(Time now) {
             break;
         }
         case ContentionMode::MaxMin: {
-            // Progressive filling: every unfrozen job's x rises at the same pace until a link it crosses is
-            // full (Σ channels × x = C) or it reaches its NIC cap; then it freezes.
+            // Progressive filling, event by event: every unfrozen job sits at the common level L; link l
+            // fills when L reaches (C_l − frozen load) ÷ unfrozen channels, a job when L reaches its NIC
+            // cap. The earliest event freezes its jobs at L, which moves the fill level of their links
+            // (a heap keyed by level, stale entries skipped). O(Σ footprints × log links).
             for (std::size_t i = 0; i < comp_jobs_.size(); ++i) {
                 next_x_[i] = 0;
                 next_phi_[i] = 0;  // 0 = unfrozen, 1 = frozen
             }
-            for (LinkIdx l : comp_links_) links_[l].scratch = links[l].bytes_per_s;  // remaining capacity
-            std::size_t unfrozen = comp_jobs_.size();
-            while (unfrozen > 0) {
-                double step = kUnlimited;
-                for (LinkIdx l : comp_links_) {
-                    double w = 0;
-                    for (JobIdx k : links_[l].jobs)
-                        if (next_phi_[jobs_[k].pos] == 0) w += jobs_[k].channels;
-                    if (w > 0) step = std::min(step, links_[l].scratch / w);
+            heap_.clear();
+            auto fill_level = [&](LinkIdx l) {
+                const LinkState& s = links_[l];
+                return s.weight > 0 ? (links[l].bytes_per_s - s.scratch) / s.weight : kUnlimited;
+            };
+            for (LinkIdx l : comp_links_) {
+                LinkState& s = links_[l];
+                s.scratch = 0;  // load of the frozen jobs
+                s.weight = 0;   // channels of the unfrozen jobs
+                for (JobIdx k : s.jobs) s.weight += jobs_[k].channels;
+                s.level = fill_level(l);
+                heap_.push_back({s.level, l});
+            }
+            const auto later = [](const std::pair<double, LinkIdx>& a, const std::pair<double, LinkIdx>& b) {
+                return a.first != b.first ? a.first > b.first : a.second > b.second;
+            };
+            std::make_heap(heap_.begin(), heap_.end(), later);
+            order_.assign(comp_jobs_.begin(), comp_jobs_.end());
+            std::sort(order_.begin(), order_.end(), [&](JobIdx a, JobIdx b) {
+                return jobs_[a].cap != jobs_[b].cap ? jobs_[a].cap < jobs_[b].cap : a < b;
+            });
+            double level = 0;
+            auto freeze = [&](std::size_t i, double x) {
+                next_x_[i] = x;
+                next_phi_[i] = 1;
+                const Job& job = jobs_[comp_jobs_[i]];
+                for (LinkIdx l : job.links) {
+                    LinkState& s = links_[l];
+                    s.scratch += job.channels * x;
+                    s.weight -= job.channels;
+                    s.level = std::max(level, fill_level(l));  // never below the level already reached
+                    if (std::isfinite(s.level)) {
+                        heap_.push_back({s.level, l});
+                        std::push_heap(heap_.begin(), heap_.end(), later);
+                    }
                 }
-                for (std::size_t i = 0; i < comp_jobs_.size(); ++i)
-                    if (next_phi_[i] == 0) step = std::min(step, jobs_[comp_jobs_[i]].cap - next_x_[i]);
-                if (!std::isfinite(step)) {
-                    // Nothing limits the rest (a job inside one node: no finite links, no NIC cap). They
-                    // take their cap, as in every other mode; a zero step would never freeze them.
+            };
+            std::size_t next_cap = 0, unfrozen = comp_jobs_.size();
+            while (unfrozen > 0) {
+                while (!heap_.empty() && heap_.front().first != links_[heap_.front().second].level) {
+                    std::pop_heap(heap_.begin(), heap_.end(), later);
+                    heap_.pop_back();
+                }
+                while (next_cap < order_.size() && next_phi_[jobs_[order_[next_cap]].pos] != 0) ++next_cap;
+                const double link_level = heap_.empty() ? kUnlimited : heap_.front().first;
+                const double cap_level = next_cap < order_.size() ? jobs_[order_[next_cap]].cap : kUnlimited;
+                if (!std::isfinite(link_level) && !std::isfinite(cap_level)) {
+                    // Nothing limits the rest (a job inside one node: no finite links, no NIC cap): they
+                    // take their cap, as in every other mode.
                     for (std::size_t i = 0; i < comp_jobs_.size(); ++i)
                         if (next_phi_[i] == 0) next_x_[i] = jobs_[comp_jobs_[i]].cap;
                     break;
                 }
-                for (std::size_t i = 0; i < comp_jobs_.size(); ++i)
-                    if (next_phi_[i] == 0) next_x_[i] += step;
-                for (LinkIdx l : comp_links_) {
-                    double w = 0;
-                    for (JobIdx k : links_[l].jobs)
-                        if (next_phi_[jobs_[k].pos] == 0) w += jobs_[k].channels;
-                    links_[l].scratch = std::max(0.0, links_[l].scratch - step * w);
+                if (cap_level <= link_level) {
+                    level = cap_level;
+                    freeze(jobs_[order_[next_cap]].pos, cap_level);
+                    --unfrozen;
+                    continue;
                 }
-                for (std::size_t i = 0; i < comp_jobs_.size(); ++i) {
+                level = link_level;
+                const LinkIdx full = heap_.front().second;
+                std::pop_heap(heap_.begin(), heap_.end(), later);
+                heap_.pop_back();
+                links_[full].level = kUnlimited;  // its entries are done
+                for (JobIdx k : links_[full].jobs) {
+                    const std::size_t i = jobs_[k].pos;
                     if (next_phi_[i] != 0) continue;
-                    const Job& job = jobs_[comp_jobs_[i]];
-                    bool full = next_x_[i] >= job.cap * (1 - 1e-12);
-                    for (LinkIdx l : job.links) full = full || links_[l].scratch <= 1e-12 * links[l].bytes_per_s;
-                    if (full) {
-                        next_phi_[i] = 1;
-                        --unfrozen;
-                    }
+                    freeze(i, level);
+                    --unfrozen;
                 }
             }
             break;
@@ -388,15 +423,17 @@ void NetworkPerformance::apply(std::vector<RateChange>& changed, JobIdx first) {
         auto it = std::find_if(changed.begin(), changed.end(), [&](const RateChange& c) { return c.job == first; });
         if (it != changed.end()) std::rotate(changed.begin(), it, it + 1);
     }
-    for (LinkIdx l : comp_links_) {
-        double demand = 0, load = 0;
-        for (JobIdx k : links_[l].jobs) {
-            demand += jobs_[k].channels * jobs_[k].phi;
-            load += jobs_[k].channels * jobs_[k].x * jobs_[k].phi;
-        }
-        links_[l].demand = demand;
-        links_[l].load = load;
+    for (LinkIdx l : comp_links_) refresh_load(l);
+}
+
+void NetworkPerformance::refresh_load(LinkIdx l) {
+    double demand = 0, load = 0;
+    for (JobIdx k : links_[l].jobs) {
+        demand += jobs_[k].channels * jobs_[k].phi;
+        load += jobs_[k].channels * jobs_[k].x * jobs_[k].phi;
     }
+    links_[l].demand = demand;
+    links_[l].load = load;
 }
 
 void NetworkPerformance::allocated(Time now, JobIdx j, ModelIdx model, const Allocation& a,
@@ -415,7 +452,16 @@ void NetworkPerformance::allocated(Time now, JobIdx j, ModelIdx model, const All
     r.max_nodes = std::max<std::uint32_t>(r.max_nodes, static_cast<std::uint32_t>(job.nodes));
     r.max_racks = std::max<std::uint32_t>(r.max_racks, static_cast<std::uint32_t>(job.racks));
     attach(j);
-    collect({}, j);
+    if (independent()) {
+        // No rate depends on another job's: the component is the job alone (its links only for the loads).
+        ++epoch_;
+        job.mark = epoch_;
+        job.pos = 0;
+        comp_jobs_.assign(1, j);
+        comp_links_.assign(job.links.begin(), job.links.end());
+    } else {
+        collect({}, j);
+    }
     solve(now, changed, j);
 }
 
@@ -430,6 +476,10 @@ void NetworkPerformance::released(Time now, JobIdx j, const Allocation&, std::ve
     seeds_.assign(job.links.begin(), job.links.end());
     job.links.clear();
     if (seeds_.empty()) return;
+    if (independent()) {
+        for (LinkIdx l : seeds_) refresh_load(l);
+        return;
+    }
     collect(seeds_, kNoJob);
     if (comp_jobs_.empty()) {
         for (LinkIdx l : comp_links_) links_[l].demand = links_[l].load = 0;

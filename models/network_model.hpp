@@ -117,7 +117,9 @@ private:
         double integral = 0;  // ∫ load dt (byte)
         Time since = 0;
         std::uint32_t mark = 0;
-        double scratch = 0;  // per solve: others' demand, remaining capacity, or used fraction
+        double scratch = 0;  // per solve: others' demand, frozen load, or used fraction
+        double weight = 0;   // maxmin: channels of its unfrozen jobs
+        double level = 0;    // maxmin: the level at which it fills (its live heap entry)
     };
 
     /// A job's ring on `a`: GPUs, nodes, slowest edges, latency, channels, footprint, isolated rate.
@@ -136,6 +138,10 @@ private:
     void solve_component(Time now);
     /// Takes next_x_ as the component's bandwidths: rates, changes reported, link loads.
     void apply(std::vector<RateChange>& changed, JobIdx first);
+    /// A link's demand (Σ channels × φ) and load (Σ channels × x × φ) from its jobs.
+    void refresh_load(LinkIdx l);
+    /// `none` and `penalty`: no job's rate depends on another's, so a change re-rates the job alone.
+    bool independent() const { return opt_.mode == ContentionMode::None || opt_.mode == ContentionMode::Penalty; }
     void account(Time now, JobIdx j);
     void account_link(Time now, LinkIdx l);
 
@@ -153,6 +159,7 @@ private:
     std::vector<JobIdx> comp_jobs_, order_, full_;
     std::vector<LinkIdx> comp_links_, seeds_;
     std::vector<double> next_x_, next_phi_;
+    std::vector<std::pair<double, LinkIdx>> heap_;  // maxmin: (fill level, link)
     mutable std::vector<std::uint32_t> count_;  // per vertex: the job's nodes below it
     mutable std::vector<VertexIdx> touched_, ring_;
     mutable Job probe_;

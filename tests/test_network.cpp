@@ -332,3 +332,34 @@ TEST_CASE("network: the explicit switch form builds the same tree as the compact
             if (x != y) CHECK(a.path_bottleneck(x, y) == b.path_bottleneck(x, y));
     CHECK(a.path_bottleneck(0, 4) == 12.5e9);
 }
+
+TEST_CASE("network: max-min on a parking lot and a dumbbell with unequal caps (MODELLING.md §7.2)", "[network]") {
+    const ProfileSet p = profile({{"m", 10, 100'000'000}});
+    SECTION("parking lot: a long job over three NICs, a short one on each: every job gets C/2") {
+        // n0..n2 have 100 Gb/s NICs (the chain's links), n3..n5 1000 Gb/s (never binding).
+        Net net(R"({"gpu_types": {"g": {}}, "node_types": {
+                    "slow": {"gpu_type": "g", "gpus": 2, "nics": 1, "nic_gbps": 100},
+                    "fast": {"gpu_type": "g", "gpus": 1, "nics": 1, "nic_gbps": 1000}},
+                    "racks": [{"node_type": "slow", "nodes": 3}, {"node_type": "fast", "nodes": 3}]})",
+                p, ContentionMode::MaxMin);
+        net.start(0, 0, {{0, 1}, {1, 1}, {2, 1}});  // the long job
+        for (JobIdx k = 0; k < 3; ++k) net.start(1 + k, 0, {{k, 1}, {3 + k, 1}});
+        for (JobIdx j = 0; j < 4; ++j) CHECK(exact(net.model.bandwidth(j), 12.5e9 / 2));
+    }
+    SECTION("dumbbell: a job held to 2 GB/s by its NIC leaves the rest of the shared uplink to the other") {
+        // Racks: 0 = {thin n0}, 1 = {wide n1, n2}, 2 = {wide n3}; `links` sets racks 0 and 1's uplinks to
+        // 100 Gb/s. A = n0 + n1 (capped by n0's 16 Gb/s NIC), B = n2 + n3: both cross rack 1's uplink.
+        Net net(R"({"gpu_types": {"g": {}}, "node_types": {
+                    "thin": {"gpu_type": "g", "gpus": 1, "nics": 1, "nic_gbps": 16},
+                    "wide": {"gpu_type": "g", "gpus": 1, "nics": 1, "nic_gbps": 100}},
+                    "fabric": {"tiers": [{"name": "leaf"}, {"name": "spine"}]},
+                    "links": [{"switch": "leaf:0", "gbps": 100}, {"switch": "leaf:1", "gbps": 100}],
+                    "racks": [{"node_type": "thin", "nodes": 1}, {"node_type": "wide", "nodes": 2},
+                              {"node_type": "wide", "nodes": 1}]})",
+                p, ContentionMode::MaxMin);
+        net.start(0, 0, {{0, 1}, {1, 1}});
+        net.start(1, 0, {{2, 1}, {3, 1}});
+        CHECK(exact(net.model.bandwidth(0), 2e9));
+        CHECK(exact(net.model.bandwidth(1), 12.5e9 - 2e9));
+    }
+}
