@@ -21,6 +21,11 @@ struct Changes {
     std::span<const JobIdx> declined;
 };
 
+/// A placer a policy prefers for one start or move, instead of the run's (`--placement`): the built-in
+/// placers by their registry names. An explicit placement overrides both.
+enum class PlacerChoice : std::uint8_t { Run, Consolidated, Spread, TopologyAware, StrictLocality };
+inline constexpr const char* kPlacerChoiceNames[] = {"", "consolidated", "spread", "topology-aware", "strict-locality"};
+
 struct Action {
     enum class Kind : std::uint8_t { Start, Preempt, Resize, Migrate };
     Kind kind;
@@ -29,6 +34,7 @@ struct Action {
     int num_gpus = 0;
     /// An explicit placement: Decisions::placements[placement_begin, +placement_size); none = the placer's.
     std::uint32_t placement_begin = 0, placement_size = 0;
+    PlacerChoice placer = PlacerChoice::Run;
 };
 
 /// A policy's answer. The engine applies the actions in order and checks each one: an action that breaks
@@ -41,17 +47,27 @@ struct Decisions {
 
     /// Start queued job j on n GPUs of type t; `nodes` (optional) says exactly where, else the placer does.
     void start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> nodes = {}) {
-        actions.push_back({Action::Kind::Start, j, t, n, 0, 0});
+        actions.push_back({Action::Kind::Start, j, t, n, 0, 0, PlacerChoice::Run});
         store(nodes);
     }
+    /// Start queued job j on n GPUs of type t where the named placer puts it (a placement preference).
+    void start(JobIdx j, GpuTypeIdx t, int n, PlacerChoice placer) {
+        actions.push_back({Action::Kind::Start, j, t, n, 0, 0, placer});
+        store({});
+    }
     /// Stop running job j; it goes back to the queue with its progress kept.
-    void preempt(JobIdx j) { actions.push_back({Action::Kind::Preempt, j, 0, 0, 0, 0}); }
+    void preempt(JobIdx j) { actions.push_back({Action::Kind::Preempt, j, 0, 0, 0, 0, PlacerChoice::Run}); }
     /// Run elastic job j on n GPUs of its current type from now on (the placer re-places it).
-    void resize(JobIdx j, int n) { actions.push_back({Action::Kind::Resize, j, 0, n, 0, 0}); }
+    void resize(JobIdx j, int n) { actions.push_back({Action::Kind::Resize, j, 0, n, 0, 0, PlacerChoice::Run}); }
     /// Move running job j to type t, to `nodes` if given (else the placer decides), keeping its GPU count.
     void migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> nodes = {}) {
-        actions.push_back({Action::Kind::Migrate, j, t, 0, 0, 0});
+        actions.push_back({Action::Kind::Migrate, j, t, 0, 0, 0, PlacerChoice::Run});
         store(nodes);
+    }
+    /// Move running job j to type t where the named placer puts it.
+    void migrate(JobIdx j, GpuTypeIdx t, PlacerChoice placer) {
+        actions.push_back({Action::Kind::Migrate, j, t, 0, 0, 0, placer});
+        store({});
     }
     std::span<const NodeShare> placement(const Action& a) const {
         return std::span<const NodeShare>(placements).subspan(a.placement_begin, a.placement_size);

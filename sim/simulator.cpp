@@ -1,6 +1,7 @@
 #include "sim/simulator.hpp"
 
 #include "models/base/input_error.hpp"
+#include "policies/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -22,6 +23,7 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
       rates_(rates),
       policy_(policy),
       placer_(placer),
+      action_placer_(&placer),
       own_performance_(options.performance ? nullptr : std::make_unique<IsolatedPerformance>(rates)),
       own_restart_(options.restart ? nullptr : std::make_unique<FixedRestart>(options.restart_cost)),
       performance_(options.performance ? *options.performance : *own_performance_),
@@ -155,8 +157,19 @@ void Simulator::invalid(const std::string& what) const {
     throw InternalError(fmt::format("invalid decision: policy {} at {} us", what, now_));
 }
 
+Placer& Simulator::placer_for(PlacerChoice choice) {
+    const auto i = static_cast<std::size_t>(choice);
+    if (choice == PlacerChoice::Run || i >= std::size(kPlacerChoiceNames)) return placer_;
+    if (!preferred_[i]) {
+        const auto& entry = builtin_placers().find(kPlacerChoiceNames[i]);
+        preferred_[i] = entry.make(resolve_params(kPlacerChoiceNames[i], entry.params, {}), {});
+    }
+    return *preferred_[i];
+}
+
 void Simulator::apply(const Action& a, std::span<const NodeShare> placement) {
     if (a.job >= jobs_.size()) throw InternalError(fmt::format("policy named job {} which does not exist", a.job));
+    action_placer_ = &placer_for(a.placer);
     switch (a.kind) {
         case Action::Kind::Start:
             start(a.job, a.gpu_type, a.num_gpus, placement);
@@ -185,7 +198,7 @@ bool Simulator::place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> 
     scratch_.gpu_type = t;
     scratch_.shares.clear();
     if (placement.empty()) {
-        if (!placer_.place_job(*this, j, t, n, scratch_.shares)) return false;
+        if (!action_placer_->place_job(*this, j, t, n, scratch_.shares)) return false;
     } else {
         scratch_.shares.assign(placement.begin(), placement.end());
     }

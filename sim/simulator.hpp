@@ -83,6 +83,8 @@ private:
     /// resize or move that had to be declined or requeued.
     bool call_policy(bool timer);
     void apply(const Action& a, std::span<const NodeShare> placement);
+    /// The placer an action names (made from the registry on first use), or the run's.
+    Placer& placer_for(PlacerChoice choice);
     void start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement);
     void resize(JobIdx j, int n);
     void migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> placement);
@@ -106,6 +108,8 @@ private:
     const RateModel& rates_;
     Policy& policy_;
     Placer& placer_;
+    Placer* action_placer_;  // the placer of the action being applied (the run's, or a policy's preference)
+    std::unique_ptr<Placer> preferred_[std::size(kPlacerChoiceNames)];  // made on first use
     std::unique_ptr<PerformanceModel> own_performance_;
     std::unique_ptr<RestartModel> own_restart_;
     PerformanceModel& performance_;

@@ -387,3 +387,28 @@ TEST_CASE("desired state: preemptions and moves first, then starts in priority o
     CHECK(j[4].finish == s(19));
     CHECK(j[2].finish == s(10));  // z kept running undisturbed
 }
+
+TEST_CASE("engine: a start may name a placer instead of the run's", "[engine]") {
+    // 4 nodes of 2 GPUs, the run's placer consolidated: job a asks for `spread` and gets one GPU on each of
+    // two nodes; job b, without a preference, gets one whole node.
+    EngineFixture w(4, 2, "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,0,2,10\n");
+    struct Starts final : Observer {
+        std::vector<Allocation> seen;
+        void on_start(Time, JobIdx, const JobInfo&, const Allocation& a) override { seen.push_back(a); }
+    } starts;
+    ScriptedPolicy policy([&](const ClusterView&, const Changes& c, Decisions& out) {
+        if (c.arrived.empty()) return;
+        out.start(0, 0, 2, PlacerChoice::Spread);
+        out.start(1, 0, 2);
+    });
+    Simulator sim(w.in.cluster, w.rates, w.jobs, policy, w.placer, SimOptions{});
+    sim.add_observer(starts);
+    sim.run();
+    const auto& seen = starts.seen;
+    REQUIRE(seen.size() == 2);
+    REQUIRE(seen[0].shares.size() == 2);
+    CHECK(seen[0].shares[0].gpus == 1);
+    CHECK(seen[0].shares[1].gpus == 1);
+    REQUIRE(seen[1].shares.size() == 1);
+    CHECK(seen[1].shares[0].gpus == 2);
+}
