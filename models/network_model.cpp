@@ -36,8 +36,10 @@ std::string_view contention_mode_name(ContentionMode mode) {
 std::string_view contention_mode_names() { return "none|penalty|maxmin|duty|interleave|priority"; }
 
 NetworkPerformance::NetworkPerformance(const Topology& topology, const RateModel& rates, std::vector<CommModel> models,
-                                       NetworkOptions options, std::vector<std::optional<CommCalibration>> calibrated)
+                                       NetworkOptions options, std::vector<std::optional<CommCalibration>> calibrated,
+                                       std::vector<double> measured_intra)
     : topo_(topology), rates_(rates), models_(std::move(models)), opt_(options), calibrated_(std::move(calibrated)),
+      measured_intra_(std::move(measured_intra)),
       links_(topology.links().size()),
       count_(topology.num_vertices(), 0) {
     summary_.mode = std::string(contention_mode_name(opt_.mode));
@@ -84,8 +86,10 @@ void NetworkPerformance::shape(Job& job, const Allocation& a) const {
     job.nic_eff = 1;
     job.links.clear();
     ring_.clear();
+    bool intra_edge = false;  // some node holds 2+ of its GPUs: the ring has intra-node edges
     for (const NodeShare& s : a.shares) {
         const NodeType& nt = c.node_types[c.nodes[s.node].node_type];
+        intra_edge = intra_edge || s.gpus >= 2;
         if (s.gpus >= 2) {
             double bw = nt.intra.bytes_per_s;
             // GPUs are split evenly over the sockets; a ring over more than one socket's share crosses them.
@@ -129,14 +133,18 @@ void NetworkPerformance::shape(Job& job, const Allocation& a) const {
     job.x_iso = job.cap;
     for (LinkIdx l : job.links) job.x_iso = std::min(job.x_iso, links[l].bytes_per_s / job.channels);
     job.inter_fitted = 0;
-    if (job.model != kNoModel && job.model < calibrated_.size() && calibrated_[job.model]) {
+    const std::size_t types = c.gpu_types.size();
+    const std::size_t measured = job.model == kNoModel ? SIZE_MAX : job.model * types + a.gpu_type;
+    if (topo_.ideal()) {
+        // No link is described: communication is free, whatever the profile measured elsewhere.
+    } else if (job.model != kNoModel && job.model < calibrated_.size() && calibrated_[job.model]) {
         // Measured placements calibrate the model instead of the defaults (MODELLING.md §4 item 2).
         const CommCalibration& fit = *calibrated_[job.model];
-        bool intra = false;
-        for (const NodeShare& s : a.shares) intra = intra || s.gpus >= 2;
-        job.intra = intra ? fit.intra_bytes_per_s : kUnlimited;
+        job.intra = intra_edge ? fit.intra_bytes_per_s : kUnlimited;
         job.alpha = fit.step_latency_s;
         job.inter_fitted = fit.inter_bytes_per_s;
+    } else if (measured < measured_intra_.size() && measured_intra_[measured] > 0 && intra_edge) {
+        job.intra = measured_intra_[measured];  // measured multi-GPU points calibrate the intra-node ring
     }
     double phi_iso = 0;
     job.iso_rate = rate_at(job, job.x_iso, &phi_iso);

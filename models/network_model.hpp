@@ -70,8 +70,12 @@ public:
     /// `calibrated[m]`, when set: model m's bandwidths and step latency fitted to measured placements
     /// (models/calibration.hpp), used instead of the topology's η × capacity for a job alone; under
     /// contention its inter-node bandwidth scales with its share of the links (x ÷ x alone).
+    /// `measured_intra[m * types + t]` (models/measured_scaling.hpp), when > 0: model m's intra-node
+    /// bandwidth on type t from measured multi-GPU throughputs, used instead of the node's η × bandwidth.
+    /// Neither applies on an ideal network (a spec that describes no links): communication is free there.
     NetworkPerformance(const Topology& topology, const RateModel& rates, std::vector<CommModel> models,
-                       NetworkOptions options, std::vector<std::optional<CommCalibration>> calibrated = {});
+                       NetworkOptions options, std::vector<std::optional<CommCalibration>> calibrated = {},
+                       std::vector<double> measured_intra = {});
 
     void allocated(Time now, JobIdx j, ModelIdx model, const Allocation& a, std::vector<RateChange>& changed) override;
     void released(Time now, JobIdx j, const Allocation& a, std::vector<RateChange>& changed) override;
@@ -150,6 +154,7 @@ private:
     std::vector<CommModel> models_;
     NetworkOptions opt_;
     std::vector<std::optional<CommCalibration>> calibrated_;
+    std::vector<double> measured_intra_;
     std::vector<Job> jobs_;
     std::vector<JobNetworkRecord> records_;
     std::vector<LinkState> links_;

@@ -5,6 +5,7 @@
 
 #include "models/base/input_error.hpp"
 #include "models/cluster.hpp"
+#include "models/measured_scaling.hpp"
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"
 #include "models/topology.hpp"
@@ -362,4 +363,35 @@ TEST_CASE("network: max-min on a parking lot and a dumbbell with unequal caps (M
         CHECK(exact(net.model.bandwidth(0), 2e9));
         CHECK(exact(net.model.bandwidth(1), 12.5e9 - 2e9));
     }
+}
+
+TEST_CASE("network: measured multi-GPU throughputs calibrate the intra-node ring", "[network]") {
+    // γ = 1, 10 it/s alone, 16 it/s measured on 2 GPUs: T_iter(2) = 2/16 = 0.125 s = 0.1 s compute +
+    // 0.025 s all-reduce, so the effective bandwidth is 2·1/2 · 4e8 B / 0.025 s = 1.6e10 B/s, and a 2-GPU
+    // job on one node runs at exactly the measured 16 it/s. 4 GPUs measured at 40 it/s (faster than
+    // linear: no cost) and 8 at 40 it/s (T_comm = 0.1 s → 2·7/8 · 4e8 / 0.1 = 7e9 B/s): median 1.6e10.
+    const std::string cluster = R"({"gpu_types": {"g": {}}, "node_types": {"n8": {"gpu_type": "g", "gpus": 8,
+        "intra": {"kind": "nvlink", "lat_us": 0}, "nics": 1, "nic_gbps": 100}}, "racks": [{"node_type": "n8", "nodes": 2}]})";
+    ProfileSet p = parse_profiles(R"({"models": {"m": {"throughput": {"g": 10}, "params": 100000000, "gamma": 1,
+        "throughput_n": {"g": {"2": 16, "4": 40, "8": 40}}}}})", "measured.json");
+    const Cluster c = parse_cluster(cluster, "c.json");
+    const std::vector<CommModel> comm = {comm_model(p.models[0])};
+    const std::vector<double> measured = measured_intra_bandwidths(c, p, comm);
+    REQUIRE(measured.size() == 1);
+    CHECK(exact(measured[0], 1.6e10));
+    const RateModel rates(c, p);
+    const Topology topo(c);
+    NetworkPerformance model(topo, rates, comm, NetworkOptions{}, {}, measured);
+    std::vector<RateChange> changed;
+    model.allocated(0, 0, 0, Allocation{0, {{0, 2}}}, changed);
+    CHECK(exact(changed.at(0).rate, 16));
+    // On a cluster that describes no network, communication stays free.
+    const Cluster ideal = parse_cluster(R"({"gpu_types": {"g": {}}, "node_types": {"n8": {"gpu_type": "g", "gpus": 8}},
+        "racks": [{"node_type": "n8", "nodes": 2}]})", "ideal.json");
+    const RateModel ideal_rates(ideal, p);
+    const Topology ideal_topo(ideal);
+    NetworkPerformance free(ideal_topo, ideal_rates, comm, NetworkOptions{}, {}, measured);
+    changed.clear();
+    free.allocated(0, 0, 0, Allocation{0, {{0, 2}}}, changed);
+    CHECK(changed.at(0).rate == 20);
 }

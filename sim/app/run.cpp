@@ -3,6 +3,7 @@
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
 #include "models/base/json_out.hpp"
+#include "models/measured_scaling.hpp"
 #include "models/rate_model.hpp"
 #include "policies/registry.hpp"
 #include "sim/app/atomic_file.hpp"
@@ -169,8 +170,9 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     auto placer = params.placer_entry.make(params.placer, context);
 
     const Topology topology(in.cluster);
-    NetworkPerformance network(topology, rates, comm_models(in.profiles), NetworkOptions{.mode = c.network},
-                               calibrations(in.profiles));
+    const std::vector<CommModel> comm = comm_models(in.profiles);
+    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = c.network}, calibrations(in.profiles),
+                               measured_intra_bandwidths(in.cluster, in.profiles, comm));
     network.time_solves(c.time_network_solves);
     Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost), &network});
     Time origin = kNever;
