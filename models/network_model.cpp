@@ -10,6 +10,7 @@ namespace dlsim {
 namespace {
 
 constexpr JobIdx kNoJob = UINT32_MAX;
+constexpr std::uint32_t kDirty = UINT32_MAX;  // a link's mark while maxmin has its level to update
 
 struct ModeName {
     ContentionMode mode;
@@ -308,6 +309,9 @@ void NetworkPerformance::solve_component(Time now) {
                 return jobs_[a].cap != jobs_[b].cap ? jobs_[a].cap < jobs_[b].cap : a < b;
             });
             double level = 0;
+            // Freezing updates the links' frozen load and unfrozen channels; their new fill levels are
+            // pushed once per event (a link shared by many of the jobs frozen together is pushed once).
+            dirty_.clear();
             auto freeze = [&](std::size_t i, double x) {
                 next_x_[i] = x;
                 next_phi_[i] = 1;
@@ -316,12 +320,23 @@ void NetworkPerformance::solve_component(Time now) {
                     LinkState& s = links_[l];
                     s.scratch += job.channels * x;
                     s.weight -= job.channels;
+                    if (s.mark != kDirty) {
+                        s.mark = kDirty;
+                        dirty_.push_back(l);
+                    }
+                }
+            };
+            auto push_dirty = [&] {
+                for (LinkIdx l : dirty_) {
+                    LinkState& s = links_[l];
+                    s.mark = epoch_;
                     s.level = std::max(level, fill_level(l));  // never below the level already reached
                     if (std::isfinite(s.level)) {
                         heap_.push_back({s.level, l});
                         std::push_heap(heap_.begin(), heap_.end(), later);
                     }
                 }
+                dirty_.clear();
             };
             std::size_t next_cap = 0, unfrozen = comp_jobs_.size();
             while (unfrozen > 0) {
@@ -343,6 +358,7 @@ void NetworkPerformance::solve_component(Time now) {
                     level = cap_level;
                     freeze(jobs_[order_[next_cap]].pos, cap_level);
                     --unfrozen;
+                    push_dirty();
                     continue;
                 }
                 level = link_level;
@@ -356,6 +372,7 @@ void NetworkPerformance::solve_component(Time now) {
                     freeze(i, level);
                     --unfrozen;
                 }
+                push_dirty();
             }
             break;
         }

@@ -165,6 +165,7 @@ private:
     std::vector<LinkIdx> comp_links_, seeds_;
     std::vector<double> next_x_, next_phi_;
     std::vector<std::pair<double, LinkIdx>> heap_;  // maxmin: (fill level, link)
+    std::vector<LinkIdx> dirty_;                    // maxmin: links whose fill level changed in this event
     mutable std::vector<std::uint32_t> count_;  // per vertex: the job's nodes below it
     mutable std::vector<VertexIdx> touched_, ring_;
     mutable Job probe_;
