@@ -526,6 +526,35 @@ double NetworkPerformance::predicted_rate(ModelIdx model, const Allocation& a) c
     return rate_at(probe_, x, nullptr);
 }
 
+double NetworkPerformance::alone_rate(ModelIdx m, GpuTypeIdx t, int n) const {
+    const Cluster& c = topo_.cluster();
+    // Nodes of type t, largest first (then by id); one rack's if a rack holds n, else all of them.
+    std::vector<std::pair<int, NodeIdx>> nodes;
+    auto fill = [&](std::uint32_t rack, bool any_rack) {
+        nodes.clear();
+        int total = 0;
+        for (NodeIdx k = 0; k < c.nodes.size(); ++k)
+            if (c.nodes[k].gpu_type == t && (any_rack || c.nodes[k].rack == rack)) {
+                nodes.emplace_back(c.nodes[k].gpus, k);
+                total += c.nodes[k].gpus;
+            }
+        return total >= n;
+    };
+    bool found = false;
+    for (std::uint32_t r = 0; r < c.num_racks && !found; ++r) found = fill(r, false);
+    if (!found && !fill(0, true)) return rates_.rate(m, t, n);  // never fits: the isolated rate (rejected anyway)
+    std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    Allocation a{t, {}};
+    for (const auto& [gpus, k] : nodes) {
+        if (n <= 0) break;
+        a.shares.push_back({k, std::min(gpus, n)});
+        n -= std::min(gpus, n);
+    }
+    probe_.model = m;
+    shape(probe_, a);
+    return probe_.iso_rate;
+}
+
 double NetworkPerformance::comm_seconds_now(JobIdx j) const {
     const Job& job = jobs_[j];
     const CommModel none{};

@@ -81,6 +81,10 @@ public:
     void released(Time now, JobIdx j, const Allocation& a, std::vector<RateChange>& changed) override;
     double predicted_rate(ModelIdx model, const Allocation& a) const override;
 
+    /// The rate of a job of model m alone on n GPUs of type t, placed as `consolidated` would on an empty
+    /// cluster (the largest nodes of the type in one rack if one holds it, else the largest nodes overall):
+    /// what the trace's original run is taken to have achieved (sim/job_spec.hpp OriginalRate).
+    double alone_rate(ModelIdx m, GpuTypeIdx t, int n) const;
     /// Closes the time integrals at the run's end; `origin` is the first submission.
     void finish(Time origin, Time end);
     const JobNetworkRecord& record(JobIdx j) const;

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 namespace dlsim {
 
 ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
-                          const RateModel& rates, bool strict, UnknownModels unknown_models) {
+                          const RateModel& rates, bool strict, UnknownModels unknown_models,
+                          const OriginalRate& original_rate) {
     ResolvedJobs out;
     out.jobs.reserve(trace.jobs.size());
     std::map<StrId, ModelIdx> model_of;      // interned name -> profile index
@@ -75,8 +77,10 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
         } else {
             double single = 0;
             std::string type_name;
+            std::optional<GpuTypeIdx> original;  // the original type, when the cluster has it
             if (r.gpu_type != 0) {
                 type_name = trace.strings[r.gpu_type];
+                original = cluster.find_gpu_type(type_name);
                 auto x = rates.single_by_name(s.model, type_name);
                 if (!x)
                     throw InputError(fmt::format("{}: GPU type '{}' is known neither to the cluster nor to the profile",
@@ -85,12 +89,19 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
             } else {
                 type_name = cluster.gpu_types[cluster.reference_gpu_type].name + " (the cluster's reference type)";
                 single = rates.single(s.model, cluster.reference_gpu_type);
+                original = cluster.reference_gpu_type;
             }
             if (single <= 0)
                 throw InputError(fmt::format("{}: model '{}' has no throughput on {}, so its duration cannot be turned "
                                              "into work (give gpu_type or work)",
                                              where("gpu_type"), profiles.models[s.model].name, type_name));
             s.work = r.duration * s.num_gpus * single;
+            if (original_rate && original && single > 0) {
+                // Where the network slows the job even alone, its trace duration included that: the work is
+                // what it did at that rate (an ideal network gives exactly n × single, the line above).
+                const double rate = original_rate(s.model, *original, s.num_gpus);
+                if (rate > 0 && rate != rates.rate(s.model, *original, s.num_gpus)) s.work = r.duration * rate;
+            }
         }
 
         GpuTypeMask can_run = 0;

@@ -7,6 +7,8 @@
 #include "models/base/sim_time.hpp"
 #include "traces/job_record.hpp"
 
+#include <functional>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -35,10 +37,16 @@ enum class UnknownModels {
     Agnostic,  ///< run it like a job without a model: equally fast on every type, its duration on its GPUs
 };
 
+/// The rate (iterations/s) a job of model m ran at on n GPUs of cluster type t in the original cluster,
+/// where its trace duration was measured: its duration × this is its work. Unset: n × the single-GPU rate.
+using OriginalRate = std::function<double(ModelIdx m, GpuTypeIdx t, int n)>;
+
 /// Resolves every record; a record that names an unknown model or GPU type, or whose duration cannot
 /// be turned into work, is an InputError with file:line (an unknown model only under UnknownModels::Error).
-/// With `strict`, so is a job that can never run.
+/// With `strict`, so is a job that can never run. `original_rate` (optional) converts durations on a
+/// cluster type into work (the network model's rate alone on a consolidated placement).
 ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
-                          const RateModel& rates, bool strict, UnknownModels unknown_models = UnknownModels::Error);
+                          const RateModel& rates, bool strict, UnknownModels unknown_models = UnknownModels::Error,
+                          const OriginalRate& original_rate = {});
 
 }  // namespace dlsim

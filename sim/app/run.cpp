@@ -15,7 +15,9 @@
 
 #include <sys/resource.h>
 
+#include <map>
 #include <memory>
+#include <tuple>
 
 #include "dlsim_version.h"  // generated at every build by scripts/version.cmake
 
@@ -163,7 +165,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     out.run_id = id_of(id);
     out.config_json = config_json(in, c, std::move(id));
     const RateModel rates(in.cluster, in.profiles);
-    const ResolvedJobs resolved = resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict, c.unknown_models);
+
     // The seed is in the run identity already (its `seed` key): the context adds nothing to it.
     const MakeContext context{c.seed};
     auto policy = params.policy_entry.make(params.policy, context);
@@ -174,6 +176,16 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = c.network}, calibrations(in.profiles),
                                measured_intra_bandwidths(in.cluster, in.profiles, comm));
     network.time_solves(c.time_network_solves);
+    // A trace duration was measured with the job's communication: work = duration × its rate alone there
+    // (one placement per model, type and size).
+    std::map<std::tuple<ModelIdx, GpuTypeIdx, int>, double> alone;
+    const ResolvedJobs resolved =
+        resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict, c.unknown_models,
+                     [&](ModelIdx m, GpuTypeIdx t, int n) {
+                         auto [it, fresh] = alone.try_emplace({m, t, n}, 0.0);
+                         if (fresh) it->second = network.alone_rate(m, t, n);
+                         return it->second;
+                     });
     Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost), &network});
     Time origin = kNever;
     for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
