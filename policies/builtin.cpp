@@ -3,6 +3,7 @@
 #include "policies/fifo.hpp"
 #include "policies/random_placer.hpp"
 #include "policies/registry.hpp"
+#include "policies/sjf.hpp"
 #include "policies/spread_placer.hpp"
 #include "policies/srtf.hpp"
 #include "policies/strict_locality_placer.hpp"
@@ -37,6 +38,17 @@ void register_builtin_policies(PolicyRegistry& r) {
            [](const Params& p) {
                return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
                                                    p.get_double("margin"));
+           }});
+    r.add({"sjf", "non-preemptive shortest job first on an oracle estimate (Helios); strict walk by default",
+           {type_order_param(),
+            {"key", ParamType::Choice, "duration",
+             "what 'shortest' means: run time on the reference type, that × GPUs, or the number of GPUs",
+             {"duration", "gpu_time", "gpus"}},
+            {"strict", ParamType::Bool, "true",
+             "stop at the first queued job that does not fit (head-of-line blocking); false: skip it", {}}},
+           [](const Params& p) {
+               return std::make_unique<SjfPolicy>(parse_type_order(p.get("type_order")), parse_sjf_key(p.get("key")),
+                                                  p.get_bool("strict"));
            }});
 }
 

@@ -210,3 +210,67 @@ TEST_CASE("srtf: a move to a faster type counts as a migration", "[schedule][srt
     CHECK(o.jobs[0].migrations == 2);
     CHECK(o.summary.migrations == 2);
 }
+
+TEST_CASE("sjf: shortest estimated duration first, never preempts; key=gpus ranks by gang size", "[schedule][sjf]") {
+    // One node with 2 GPUs; jobs without a model run exactly their duration.
+    //  t=0  a (2 GPUs, 10 s) starts alone.   t=1 b (1 GPU, 5 s), c (1 GPU, 3 s);  t=2 d (2 GPUs, 1 s): all wait.
+    //  key=duration: t=10 d (1 s) first: 10-11; then c 11-14 and b 11-16.
+    //  key=gpus: t=10 b and c (1 GPU; arrival ties to trace order) 10-15 and 10-13; d waits for 2: 15-16.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,1,1,5\nc,1,1,3\nd,2,2,1\n");
+    const auto by_duration = run_policy(in, "sjf");
+    const double start_d[] = {0, 11, 11, 10}, finish_d[] = {10, 16, 14, 11};
+    const auto by_gpus = run_policy(in, "sjf", "key=gpus");
+    const double start_g[] = {0, 10, 10, 15}, finish_g[] = {10, 15, 13, 16};
+    for (std::size_t j = 0; j < 4; ++j) {
+        INFO("job " << in.trace.jobs[j].id);
+        CHECK(start_s(by_duration, j) == start_d[j]);
+        CHECK(finish_s(by_duration, j) == finish_d[j]);
+        CHECK(start_s(by_gpus, j) == start_g[j]);
+        CHECK(finish_s(by_gpus, j) == finish_g[j]);
+        CHECK(by_duration.jobs[j].preemptions == 0);
+        CHECK(by_gpus.jobs[j].preemptions == 0);
+    }
+    CHECK(by_duration.summary.avg_jct == Approx((10 + 15 + 13 + 9) / 4.0));
+    // key=gpu_time ranks d (2 × 1 = 2) before c (3) and b (5): the same schedule as key=duration here.
+    const auto by_gpu_time = run_policy(in, "sjf", "key=gpu_time");
+    for (std::size_t j = 0; j < 4; ++j) CHECK(finish_s(by_gpu_time, j) == finish_d[j]);
+}
+
+TEST_CASE("sjf: strict stops at the first job that does not fit; strict=false lets smaller ones pass", "[schedule][sjf]") {
+    // One node with 2 GPUs. a (1 GPU, 10 s) at 0; b (2 GPUs, 2 s) at 1 is the shortest but needs both;
+    // c (1 GPU, 5 s) at 2.
+    //  strict: b heads the queue and blocks c: t=10 b 10-12, then c 12-17.
+    //  strict=false: c starts at once 2-7; b waits for both GPUs: 10-12.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,1,2,2\nc,2,1,5\n");
+    const auto strict = run_policy(in, "sjf");
+    CHECK(start_s(strict, 1) == 10);
+    CHECK(finish_s(strict, 1) == 12);
+    CHECK(start_s(strict, 2) == 12);
+    CHECK(finish_s(strict, 2) == 17);
+    const auto skip = run_policy(in, "sjf", "strict=false");
+    CHECK(start_s(skip, 2) == 2);
+    CHECK(finish_s(skip, 2) == 7);
+    CHECK(start_s(skip, 1) == 10);
+    CHECK(finish_s(skip, 1) == 12);
+}
+
+TEST_CASE("sjf: durations are estimated on the reference type, and the job runs on the fastest free one",
+          "[schedule][sjf]") {
+    // Two types, one 1-GPU node each, "fast" first in cluster order; the reference type is "slow". Model m
+    // runs 1 it/s on slow and 4 on fast, model n 1 it/s on both. Durations on slow: x (m) 8 s = 8
+    // iterations, y (n) 4 s = 4 iterations. Both arrive at 0: y's estimate (4 s) beats x's (8 s), so y
+    // picks first and takes its fastest free type (a tie at 1 it/s: cluster order, fast): 0-4. x gets
+    // slow: 8 iterations at 1 it/s, 0-8 (ranked on the reference type, not on the fast type it missed).
+    const std::string cluster = R"({"gpu_types": {"fast": {}, "slow": {}}, "reference_gpu_type": "slow",
+        "node_types": {"f": {"gpu_type": "fast", "gpus": 1}, "s": {"gpu_type": "slow", "gpus": 1}},
+        "racks": [{"node_type": "f", "nodes": 1}, {"node_type": "s", "nodes": 1}]})";
+    const std::string profile = R"({"models": {"m": {"throughput": {"fast": 4, "slow": 1}},
+        "n": {"throughput": {"fast": 1, "slow": 1}}}})";
+    const auto in = inputs_from_text(cluster, profile,
+                                     "job_id,submit_time,num_gpus,duration,model,gpu_type\nx,0,1,8,m,slow\ny,0,1,4,n,slow\n");
+    const auto o = run_policy(in, "sjf");
+    CHECK(finish_s(o, 1) == 4);  // y on fast at 1 it/s: 4 iterations
+    CHECK(finish_s(o, 0) == 8);  // x on slow at 1 it/s: 8 iterations
+}
