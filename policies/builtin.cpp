@@ -1,6 +1,8 @@
 // The built-in policies and placers, registered explicitly.
+#include "models/base/input_error.hpp"
 #include "policies/consolidated_placer.hpp"
 #include "policies/fifo.hpp"
+#include "policies/las.hpp"
 #include "policies/random_placer.hpp"
 #include "policies/registry.hpp"
 #include "policies/sjf.hpp"
@@ -8,6 +10,8 @@
 #include "policies/srtf.hpp"
 #include "policies/strict_locality_placer.hpp"
 #include "policies/topology_aware_placer.hpp"
+
+#include <fmt/format.h>
 
 namespace dlsim {
 
@@ -38,6 +42,24 @@ void register_builtin_policies(PolicyRegistry& r) {
            [](const Params& p) {
                return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
                                                    p.get_double("margin"));
+           }});
+    r.add({"las", "preemptive least attained service (GPU-seconds by default), re-ranked every quantum; SKIP walk",
+           {type_order_param(),
+            {"service", ParamType::Choice, "gpu", "attained service counted in GPU-seconds (gpu) or seconds held (wall)",
+             {"gpu", "wall"}},
+            {"quantum", ParamType::Double, "300", "seconds between re-rankings while jobs wait (Blox, Synergy: 300)", {}},
+            {"margin", ParamType::Double, "0.001",
+             "seconds: a waiting job displaces a running one only when its service is lower by more than the "
+             "restart cost plus this margin (times the running job's GPUs for gpu service)",
+             {}}},
+           [](const Params& p) {
+               const double quantum = p.get_double("quantum"), margin = p.get_double("margin");
+               if (!(quantum >= 1e-6 && quantum <= 1e9))
+                   throw InputError(fmt::format("policy las: parameter quantum: expected seconds in [1e-6, 1e9], got {}", quantum));
+               if (!(margin >= 0 && margin <= 1e9))
+                   throw InputError(fmt::format("policy las: parameter margin: expected seconds in [0, 1e9], got {}", margin));
+               return std::make_unique<LasPolicy>(parse_type_order(p.get("type_order")), p.get("service") == "gpu",
+                                                  quantum, margin);
            }});
     r.add({"sjf", "non-preemptive shortest job first on an oracle estimate (Helios); strict walk by default",
            {type_order_param(),

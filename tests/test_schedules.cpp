@@ -274,3 +274,71 @@ TEST_CASE("sjf: durations are estimated on the reference type, and the job runs 
     CHECK(finish_s(o, 1) == 4);  // y on fast at 1 it/s: 4 iterations
     CHECK(finish_s(o, 0) == 8);  // x on slow at 1 it/s: 8 iterations
 }
+
+TEST_CASE("las: a newcomer with less service preempts; equal jobs alternate once per quantum", "[schedule][las]") {
+    SECTION("an arrival displaces the running job at once") {
+        // One GPU. a (30 s) at 0; b (10 s) at 5 has no service (0 < 5): a is preempted, b runs 5-15,
+        // then a resumes with its 5 s: 15-40.
+        const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                         "job_id,submit_time,num_gpus,duration\na,0,1,30\nb,5,1,10\n");
+        const auto o = run_policy(in, "las", "quantum=10");
+        CHECK(start_s(o, 1) == 5);
+        CHECK(finish_s(o, 1) == 15);
+        CHECK(finish_s(o, 0) == 40);
+        CHECK(o.jobs[0].preemptions == 1);
+        CHECK(o.jobs[1].preemptions == 0);
+    }
+    SECTION("two equal jobs, quantum 5 s: ties keep the incumbent") {
+        // One GPU, a and b (20 s each) at 0. t=0 a (trace order). t=5 a has 5 > 0: b runs. t=10 tie 5/5: b
+        // keeps. t=15 b 10 > a 5: a runs. t=20 tie: a keeps. t=25 a 15 > b 10: b runs. t=30 tie: b keeps;
+        // b reaches 20 s at 35. a then needs 5 s more: 35-40.
+        const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                         "job_id,submit_time,num_gpus,duration\na,0,1,20\nb,0,1,20\n");
+        const auto o = run_policy(in, "las", "quantum=5");
+        CHECK(finish_s(o, 1) == 35);
+        CHECK(finish_s(o, 0) == 40);
+        CHECK(o.jobs[0].preemptions == 2);  // at 5 and 25
+        CHECK(o.jobs[1].preemptions == 1);  // at 15
+    }
+    SECTION("GPU service: a 2-GPU gang accrues service twice as fast; wall service does not") {
+        // Two GPUs, quantum 4 s; w (2 GPUs, 12 s) and x (1 GPU, 12 s) at 0; w first in trace order.
+        //  gpu: t=4 w has 8 GPU-s, x 0: x runs (w no longer fits, one GPU idles). t=8 x 4 < w 8: x keeps.
+        //       t=12 tie 8/8: x keeps; x done at 16; w resumes with 4 s done: 16-24.
+        //  wall: t=4 w 4 > x 0: x runs. t=8 tie 4/4: x keeps. t=12 x 8 > w 4: w runs (x preempted), t=16
+        //       tie 8/8: w keeps; w done at 20; x resumes with 8 s done: 20-24.
+        const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                         "job_id,submit_time,num_gpus,duration\nw,0,2,12\nx,0,1,12\n");
+        const auto gpu = run_policy(in, "las", "quantum=4");
+        CHECK(finish_s(gpu, 1) == 16);
+        CHECK(finish_s(gpu, 0) == 24);
+        CHECK(gpu.jobs[0].preemptions == 1);
+        CHECK(gpu.jobs[1].preemptions == 0);
+        RunConfig c;
+        c.policy = "las";
+        add_param(c, "quantum=4");
+        add_param(c, "service=wall");
+        const auto wall = simulate(in, c);
+        CHECK(finish_s(wall, 0) == 20);
+        CHECK(finish_s(wall, 1) == 24);
+        CHECK(wall.jobs[0].preemptions == 1);
+        CHECK(wall.jobs[1].preemptions == 1);
+    }
+}
+
+TEST_CASE("las: a displacement must gain more than the restart cost", "[schedule][las]") {
+    // One GPU, restart cost 8 s. a (30 s) at 0; b (10 s) at 5: b's service (0) is lower than a's (5) by 5 s,
+    // less than a's restart cost plus the margin (8.001): a keeps its GPU. At the next quantum (t=15)
+    // a has 15 > 0 + 8.001: b displaces it, 15-25 (b's first start pays no restart), and a restarts at 25
+    // with 15 s done: 8 s without progress, then 15 s: 25-48.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0,1,30\nb,5,1,10\n");
+    RunConfig c;
+    c.policy = "las";
+    add_param(c, "quantum=10");
+    c.restart_cost = 8;
+    const auto o = simulate(in, c);
+    CHECK(start_s(o, 1) == 15);
+    CHECK(finish_s(o, 1) == 25);
+    CHECK(finish_s(o, 0) == 48);
+    CHECK(o.jobs[0].preemptions == 1);
+}
