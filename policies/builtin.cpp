@@ -9,6 +9,7 @@
 #include "policies/spread_placer.hpp"
 #include "policies/srtf.hpp"
 #include "policies/strict_locality_placer.hpp"
+#include "policies/tiresias.hpp"
 #include "policies/topology_aware_placer.hpp"
 
 #include <fmt/format.h>
@@ -60,6 +61,31 @@ void register_builtin_policies(PolicyRegistry& r) {
                    throw InputError(fmt::format("policy las: parameter margin: expected seconds in [0, 1e9], got {}", margin));
                return std::make_unique<LasPolicy>(parse_type_order(p.get("type_order")), p.get("service") == "gpu",
                                                   quantum, margin);
+           }});
+    r.add({"tiresias",
+           "discretised 2D-LAS (Tiresias): queues by attained GPU service, FIFO by entry within a queue, optional "
+           "starvation promotion; SKIP walk",
+           {type_order_param(),
+            {"thresholds", ParamType::Numbers, "3600",
+             "service at which a job leaves queue k, ascending (GPU-seconds, or seconds with service=wall); K = "
+             "count + 1 queues",
+             {}},
+            {"service", ParamType::Choice, "gpu", "attained service in GPU-seconds (2D) or seconds held (1D)",
+             {"gpu", "wall"}},
+            {"knob", ParamType::Double, "0",
+             "starvation promotion: back to Q0 once waiting >= knob x time run since the last promotion (0: off)",
+             {}}},
+           [](const Params& p) {
+               const std::vector<double> th = p.get_numbers("thresholds");
+               for (std::size_t i = 0; i < th.size(); ++i)
+                   if (!(th[i] > 0) || (i > 0 && !(th[i] > th[i - 1])))
+                       throw InputError("policy tiresias: parameter thresholds: expected positive numbers in "
+                                        "ascending order, got '" + p.get("thresholds") + "'");
+               const double knob = p.get_double("knob");
+               if (!(knob >= 0 && knob <= 1e9))
+                   throw InputError(fmt::format("policy tiresias: parameter knob: expected a number in [0, 1e9], got {}", knob));
+               return std::make_unique<TiresiasPolicy>(parse_type_order(p.get("type_order")), th,
+                                                       p.get("service") == "gpu", knob);
            }});
     r.add({"sjf", "non-preemptive shortest job first on an oracle estimate (Helios); strict walk by default",
            {type_order_param(),

@@ -18,6 +18,17 @@ const std::string& Params::get(const std::string& name) const {
 long long Params::get_int(const std::string& name) const { return std::stoll(get(name)); }
 double Params::get_double(const std::string& name) const { return std::stod(get(name)); }
 bool Params::get_bool(const std::string& name) const { return get(name) == "true"; }
+std::vector<double> Params::get_numbers(const std::string& name) const { return split_numbers(get(name)); }
+
+std::vector<double> split_numbers(const std::string& text) {
+    std::vector<double> out;
+    for (std::size_t start = 0; start <= text.size();) {
+        const std::size_t cut = std::min(text.find(',', start), text.size());
+        out.push_back(std::stod(text.substr(start, cut - start)));
+        start = cut + 1;
+    }
+    return out;
+}
 
 namespace {
 
@@ -46,6 +57,21 @@ std::string check_value(const std::string& owner, const ParamSpec& spec, const s
             for (const auto& c : spec.choices)
                 if (c == v) return v;
             return bad(fmt::format("one of {}", fmt::join(spec.choices, ", ")));
+        case ParamType::Numbers: {
+            std::string canonical;
+            for (std::size_t start = 0; start <= v.size();) {
+                const std::size_t cut = std::min(v.find(',', start), v.size());
+                double x = 0;
+                const char* b = v.data() + start;
+                const char* e = v.data() + cut;
+                auto [p, ec] = std::from_chars(b, e, x);
+                if (b == e || ec != std::errc() || p != e || !std::isfinite(x))
+                    return bad("a comma-separated list of numbers");
+                canonical += (canonical.empty() ? "" : ",") + fmt::format("{}", x);
+                start = cut + 1;
+            }
+            return canonical;
+        }
     }
     return v;
 }

@@ -13,7 +13,8 @@
 
 namespace dlsim {
 
-enum class ParamType { Int, Double, Bool, Choice };
+/// Numbers: a non-empty comma-separated list of finite numbers (e.g. queue thresholds "3250,7200").
+enum class ParamType { Int, Double, Bool, Choice, Numbers };
 
 struct ParamSpec {
     std::string name;
@@ -23,6 +24,9 @@ struct ParamSpec {
     std::vector<std::string> choices;  ///< for ParamType::Choice
 };
 
+/// The numbers of a validated ParamType::Numbers value ("3250,7200").
+std::vector<double> split_numbers(const std::string& canonical);
+
 /// Parameter values after validation: every declared parameter present, each checked against its type.
 class Params {
 public:
@@ -30,6 +34,7 @@ public:
     long long get_int(const std::string& name) const;
     double get_double(const std::string& name) const;
     bool get_bool(const std::string& name) const;
+    std::vector<double> get_numbers(const std::string& name) const;
     /// name -> (type, canonical text), in name order: what the result's config echoes.
     const std::map<std::string, std::pair<ParamType, std::string>>& values() const { return values_; }
 

@@ -342,3 +342,63 @@ TEST_CASE("las: a displacement must gain more than the restart cost", "[schedule
     CHECK(finish_s(o, 0) == 48);
     CHECK(o.jobs[0].preemptions == 1);
 }
+
+TEST_CASE("tiresias: demotion to the next queue, running jobs ahead within a queue", "[schedule][tiresias]") {
+    // One GPU, two queues split at 10 GPU-s. a (30 s) at 0; b (15 s) at 5 joins Q0 behind the running a.
+    //  t=10 a crosses 10 GPU-s: to Q1; b (Q0) takes the GPU, a is preempted.
+    //  t=20 b crosses 10: to Q1 behind a, but running jobs come first in a queue: b keeps its GPU, done at 25.
+    //  a resumes with 10 s done: 25-45.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0,1,30\nb,5,1,15\n");
+    const auto o = run_policy(in, "tiresias", "thresholds=10");
+    CHECK(start_s(o, 1) == 10);
+    CHECK(finish_s(o, 1) == 25);
+    CHECK(finish_s(o, 0) == 45);
+    CHECK(o.jobs[0].preemptions == 1);
+    CHECK(o.jobs[1].preemptions == 0);
+}
+
+TEST_CASE("tiresias: starvation promotion (knob) against starvation without it", "[schedule][tiresias]") {
+    // One GPU, queues split at 10 GPU-s. a (30 s) at 0, b (100 s) at 10.
+    //  knob=0: t=10 a to Q1, b runs; t=20 b to Q1 but keeps running (running first): b 10-110, a 110-130.
+    //  knob=1 (promote once waited as long as run since the last promotion):
+    //   t=10 a to Q1 (ran 10 from 0), b runs.  t=20 b to Q1; a waited 10 >= 10: promoted to Q0, runs.
+    //   t=30 a to Q1 (10 since promotion); b (ran 10 from 10, waited 10) promoted: runs.
+    //   t=40 b to Q1; a (ran 10 from 20, waited 10) promoted: runs its last 10 s, done at 50.
+    //   t=50 b promoted again, runs its last 80 s alone: done at 130.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0,1,30\nb,10,1,100\n");
+    const auto starve = run_policy(in, "tiresias", "thresholds=10");
+    CHECK(finish_s(starve, 1) == 110);
+    CHECK(finish_s(starve, 0) == 130);
+    CHECK(starve.jobs[0].preemptions == 1);
+    RunConfig c;
+    c.policy = "tiresias";
+    add_param(c, "thresholds=10");
+    add_param(c, "knob=1");
+    const auto promote = simulate(in, c);
+    CHECK(finish_s(promote, 0) == 50);
+    CHECK(finish_s(promote, 1) == 130);
+    CHECK(promote.jobs[0].preemptions == 2);
+    CHECK(promote.jobs[1].preemptions == 2);
+}
+
+TEST_CASE("tiresias: GPU service sinks wide gangs sooner; three queues", "[schedule][tiresias]") {
+    // Two GPUs, thresholds 10 and 40 GPU-s (K = 3). w (2 GPUs, 30 s) at 0 accrues 2 GPU-s per second: at
+    // t=5 it crosses 10 into Q1 (alone, it keeps running). x (1 GPU, 30 s) arrives at 6 in Q0 and goes
+    // first; w no longer fits and is preempted with 6 s done. x crosses 10 GPU-s at 16 into Q1 behind w but
+    // keeps running (running first within a queue); it would reach 40 at 46 but finishes at 36. w then runs
+    // its last 24 s: 36-60.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\nw,0,2,30\nx,6,1,30\n");
+    const auto o = run_policy(in, "tiresias", "thresholds=10,40");
+    CHECK(finish_s(o, 1) == 36);
+    CHECK(finish_s(o, 0) == 60);
+    CHECK(o.jobs[0].preemptions == 1);
+    // Thresholds must be positive and ascending; the knob non-negative.
+    CHECK_THROWS_WITH(run_policy(in, "tiresias", "thresholds=40,10"),
+                      Catch::Contains("parameter thresholds: expected positive numbers in ascending order"));
+    CHECK_THROWS_WITH(run_policy(in, "tiresias", "thresholds=10;40"),
+                      Catch::Contains("parameter thresholds: expected a comma-separated list of numbers, got '10;40'"));
+    CHECK_THROWS_WITH(run_policy(in, "tiresias", "knob=-1"), Catch::Contains("parameter knob: expected"));
+}

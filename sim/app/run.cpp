@@ -65,6 +65,12 @@ json_fields::Json params_json(const Params& p) {
             case ParamType::Double: out[name] = std::stod(text); break;
             case ParamType::Bool: out[name] = text == "true"; break;
             case ParamType::Choice: out[name] = text; break;
+            case ParamType::Numbers: {
+                json_fields::Json list = json_fields::Json::array();
+                for (double x : split_numbers(text)) list.push_back(x);
+                out[name] = list;
+                break;
+            }
         }
     }
     return out;
