@@ -38,13 +38,14 @@ Trace mm_trace(std::size_t jobs, double lambda, double mu, std::uint64_t seed) {
 }
 
 RunOutcome run_mm(std::size_t servers, std::size_t jobs, double lambda, double mu, std::uint64_t seed,
-                  const std::string& policy = "fifo") {
+                  const std::string& policy = "fifo", const std::string& param = "") {
     RunInputs in;
     in.cluster = parse_cluster(homogeneous_cluster_json(1, static_cast<int>(servers)), "cluster.json");
     in.profiles = parse_profiles(kUnusedProfile, "profile.json");
     in.trace = mm_trace(jobs, lambda, mu, seed);
     RunConfig c;
     c.policy = policy;
+    if (!param.empty()) add_param(c, param);
     c.out.clear();
     c.timeseries_points = 1000;
     return simulate(in, c);
@@ -82,6 +83,17 @@ TEST_CASE("M/M/1 fifo at rho = 0.5 over 200k jobs: mean response time 1/(mu - la
     const auto o = run_mm(1, 200'000, 0.5, 1.0, 11);
     REQUIRE(o.summary.finished == 200'000);
     CHECK(o.summary.avg_jct == Approx(2.0).epsilon(0.03));
+}
+
+TEST_CASE("M/M/1 las at rho = 0.5 over 200k jobs, quantum 1/50 of the mean: the same mean response time as FCFS",
+          "[slow][queueing]") {
+    // With exponential sizes every size-blind work-conserving discipline has the same mean number in
+    // system, so least-attained-service (here discretised by its quantum) matches FCFS: 1/(mu - lambda).
+    const auto o = run_mm(1, 200'000, 0.5, 1.0, 11, "las", "quantum=0.02");
+    REQUIRE(o.summary.finished == 200'000);
+    CHECK(o.summary.avg_jct == Approx(2.0).epsilon(0.03));
+    const auto fifo = run_mm(1, 200'000, 0.5, 1.0, 11);
+    CHECK(o.summary.avg_jct == Approx(fifo.summary.avg_jct).epsilon(0.03));
 }
 
 TEST_CASE("M/M/1 fifo at rho = 0.8 over 1M jobs: mean response time 1/(mu - lambda)", "[slow][queueing]") {
