@@ -1,5 +1,7 @@
 #include "policies/las.hpp"
 
+#include "policies/priority_walk.hpp"
+
 #include <algorithm>
 
 namespace dlsim {
@@ -32,43 +34,7 @@ void LasPolicy::decide(const ClusterView& view, const Changes& changes, Decision
     }
     std::sort(running_.begin(), running_.end());
 
-    const Cluster& cluster = view.cluster();
-    capacity_.resize(cluster.gpu_types.size());
-    int unclaimed = 0;
-    for (GpuTypeIdx t = 0; t < capacity_.size(); ++t) unclaimed += capacity_[t] = cluster.gpus_of_type(t);
-
-    desired_.clear();
-    to_preempt_.clear();
-    auto w = waiting_.begin();
-    auto r = running_.begin();
-    while (r != running_.end() || (w != waiting_.end() && unclaimed > 0)) {
-        // The incumbent first on equal (hysteresis-adjusted) service.
-        const bool take_running = r != running_.end() &&
-                                  (w == waiting_.end() || unclaimed == 0 || std::get<0>(*r) <= std::get<0>(*w));
-        if (take_running) {
-            const JobIdx j = std::get<2>(*r);
-            const JobInfo& job = view.job(j);
-            if (capacity_[job.gpu_type] >= job.alloc_gpus) {
-                capacity_[job.gpu_type] -= job.alloc_gpus;
-                unclaimed -= job.alloc_gpus;
-                desired_.keep(j);
-            } else {
-                to_preempt_.push_back(j);
-            }
-            ++r;
-        } else {
-            const JobIdx j = std::get<2>(*w);
-            const JobInfo& job = view.job(j);
-            if (auto t = pick_type(view, job, order_, capacity_)) {
-                capacity_[*t] -= job.num_gpus;
-                unclaimed -= job.num_gpus;
-                desired_.want(j, *t, job.num_gpus);
-                w = waiting_.erase(w);
-            } else {
-                ++w;
-            }
-        }
-    }
+    walk_priority(view, order_, running_, waiting_, capacity_, desired_, to_preempt_, [](JobIdx) {});
     for (JobIdx j : to_preempt_) waiting_.insert(key(view, j));
     desired_.emit(view, out);
     // Re-rank at the next quantum while some job waits (the running ones' service keeps growing).

@@ -1,5 +1,7 @@
 #include "policies/tiresias.hpp"
 
+#include "policies/priority_walk.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -69,53 +71,15 @@ void TiresiasPolicy::decide(const ClusterView& view, const Changes& changes, Dec
         }
     }
 
-    const Cluster& cluster = view.cluster();
-    capacity_.resize(cluster.gpu_types.size());
-    int unclaimed = 0;
-    for (GpuTypeIdx t = 0; t < capacity_.size(); ++t) unclaimed += capacity_[t] = cluster.gpus_of_type(t);
-    desired_.clear();
-    to_preempt_.clear();
     // The next demotion of a job that runs after this call, at its exact instant (rounded up to the µs).
     Time next = kNever;
     auto at = [&](double seconds) { return now + std::max<Time>(1, static_cast<Time>(std::ceil(seconds * 1e6))); };
-    auto demotion = [&](JobIdx j) {
+    walk_priority(view, order_, running_, waiting_, capacity_, desired_, to_preempt_, [&](JobIdx j) {
         const State& s = states_[j];
         if (s.queue >= last) return;
         const double per_second = gpu_service_ ? view.job(j).num_gpus : 1;
         next = std::min(next, at((thresholds_[s.queue] - service(view, j)) / per_second));
-    };
-    auto w = waiting_.begin();
-    auto r = running_.begin();
-    while (r != running_.end() || (w != waiting_.end() && unclaimed > 0)) {
-        // Queue by queue; within a queue the running jobs first.
-        const bool take_running = r != running_.end() &&
-                                  (w == waiting_.end() || unclaimed == 0 || std::get<0>(*r) <= std::get<0>(*w));
-        if (take_running) {
-            const JobIdx j = std::get<2>(*r);
-            const JobInfo& job = view.job(j);
-            if (capacity_[job.gpu_type] >= job.alloc_gpus) {
-                capacity_[job.gpu_type] -= job.alloc_gpus;
-                unclaimed -= job.alloc_gpus;
-                desired_.keep(j);
-                demotion(j);
-            } else {
-                to_preempt_.push_back(j);
-            }
-            ++r;
-        } else {
-            const JobIdx j = std::get<2>(*w);
-            const JobInfo& job = view.job(j);
-            if (auto t = pick_type(view, job, order_, capacity_)) {
-                capacity_[*t] -= job.num_gpus;
-                unclaimed -= job.num_gpus;
-                desired_.want(j, *t, job.num_gpus);
-                demotion(j);
-                w = waiting_.erase(w);
-            } else {
-                ++w;
-            }
-        }
-    }
+    });
     for (JobIdx j : to_preempt_) waiting_.insert({states_[j].queue, states_[j].entry, j});
     desired_.emit(view, out);
 
