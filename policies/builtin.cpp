@@ -24,26 +24,35 @@ ParamSpec type_order_param() {
             {"fastest", "spec"}};
 }
 
+/// `srtf` and `srsf`: one walk, the key weighted by GPUs or not.
+RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool gpu_weighted) {
+    return {std::move(name),
+            std::move(description),
+            {type_order_param(),
+             {"migrate", ParamType::Bool, "true",
+              "re-place running jobs at every call: move to a faster type that freed up, or to another type instead "
+              "of a preemption (each move is a restart)",
+              {}},
+             {"margin", ParamType::Double, "0.001",
+              "seconds: a waiting job displaces a running one, or a running job moves to a faster type, only "
+              "when that gains more than the restart cost plus this margin (no swapping back and forth)",
+              {}}},
+            [gpu_weighted](const Params& p) {
+                return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
+                                                    p.get_double("margin"), gpu_weighted);
+            }};
+}
+
 }  // namespace
 
 void register_builtin_policies(PolicyRegistry& r) {
     r.add({"fifo", "strict first-come-first-served: nothing overtakes the head of the queue; no preemption",
            {type_order_param()},
            [](const Params& p) { return std::make_unique<FifoPolicy>(parse_type_order(p.get("type_order"))); }});
-    r.add({"srtf", "preemptive shortest remaining time first (oracle on remaining work), greedy fill",
-           {type_order_param(),
-            {"migrate", ParamType::Bool, "true",
-             "re-place running jobs at every call: move to a faster type that freed up, or to another type instead "
-             "of a preemption (each move is a restart)",
-             {}},
-            {"margin", ParamType::Double, "0.001",
-             "seconds: a waiting job displaces a running one, or a running job moves to a faster type, only "
-             "when that gains more than the restart cost plus this margin (no swapping back and forth)",
-             {}}},
-           [](const Params& p) {
-               return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
-                                                   p.get_double("margin"));
-           }});
+    r.add(srtf_entry("srtf", "preemptive shortest remaining time first (oracle on remaining work), greedy fill", false));
+    r.add(srtf_entry("srsf",
+                     "preemptive shortest remaining service first: srtf on remaining time x GPUs (Tiresias shortest-gpu)",
+                     true));
     r.add({"las", "preemptive least attained service (GPU-seconds by default), re-ranked every quantum; SKIP walk",
            {type_order_param(),
             {"service", ParamType::Choice, "gpu", "attained service counted in GPU-seconds (gpu) or seconds held (wall)",

@@ -9,7 +9,8 @@ SrtfPolicy::Key SrtfPolicy::key(const ClusterView& view, JobIdx j) {
     // The best-case rate is fixed per job: computed once, at its first ranking.
     if (j >= best_rate_.size()) best_rate_.resize(std::max<std::size_t>(j + 1, 2 * best_rate_.size()), 0.0);
     if (best_rate_[j] == 0) best_rate_[j] = view.rates().rate(job.model, fastest_type(view, job), job.num_gpus);
-    return {job.remaining_at(view.now()) / best_rate_[j], job.submit, j};
+    const double seconds = job.remaining_at(view.now()) / best_rate_[j];
+    return {gpu_weighted_ ? seconds * job.num_gpus : seconds, job.submit, j};
 }
 
 double SrtfPolicy::hysteresis(const ClusterView& view, JobIdx j) const {
@@ -35,7 +36,7 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
     running_.clear();
     for (JobIdx j : view.running_jobs()) {
         Key k = key(view, j);
-        std::get<0>(k) -= hysteresis(view, j);
+        std::get<0>(k) -= gpu_weighted_ ? hysteresis(view, j) * view.job(j).num_gpus : hysteresis(view, j);
         running_.push_back(k);
     }
     std::sort(running_.begin(), running_.end());

@@ -13,6 +13,9 @@
 // its GPUs if its type still has room. Every move is a preemption and a restart at the same instant,
 // counted as a migration.
 //
+// `srsf` (POLICIES.md §4, Tiresias's `shortest-gpu`) is the same walk on remaining time × GPUs, with the
+// hysteresis scaled by the running job's GPUs too.
+//
 // Why migration is the default: without it, a long job that shorter arrivals pushed onto a slow
 // type stays there while the fast types idle (on the bundled trace, srtf's GPU utilization fell to
 // a quarter of fifo's).
@@ -28,7 +31,9 @@ namespace dlsim {
 
 class SrtfPolicy final : public Policy {
 public:
-    SrtfPolicy(TypeOrder order, bool migrate, double margin) : order_(order), migrate_(migrate), margin_(margin) {}
+    /// `gpu_weighted`: `srsf`, the key is the remaining time × the job's GPUs (wide jobs yield to narrow ones).
+    SrtfPolicy(TypeOrder order, bool migrate, double margin, bool gpu_weighted = false)
+        : order_(order), migrate_(migrate), margin_(margin), gpu_weighted_(gpu_weighted) {}
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
@@ -43,6 +48,7 @@ private:
     TypeOrder order_;
     bool migrate_;
     double margin_;
+    bool gpu_weighted_;
     std::set<Key> waiting_;
     std::vector<double> best_rate_;  // per job: its rate on its fastest type (0 = not computed yet)
     std::vector<Key> running_;   // scratch, rebuilt each call (bounded by the GPU count)

@@ -402,3 +402,21 @@ TEST_CASE("tiresias: GPU service sinks wide gangs sooner; three queues", "[sched
                       Catch::Contains("parameter thresholds: expected a comma-separated list of numbers, got '10;40'"));
     CHECK_THROWS_WITH(run_policy(in, "tiresias", "knob=-1"), Catch::Contains("parameter knob: expected"));
 }
+
+TEST_CASE("srsf: remaining time x GPUs, so a wide job yields to a narrow one that srtf would make wait",
+          "[schedule][srtf]") {
+    // One node with 2 GPUs. a (2 GPUs, 10 s) at 0; b (1 GPU, 15 s) at 1.
+    //  srtf: a's 9 s left beat b's 15: b waits, 10-25.
+    //  srsf: a's 9 × 2 = 18 GPU-s lose to b's 15: a is preempted at 1 (b takes one GPU, a needs both), b runs
+    //  1-16, a resumes with 9 s left: 16-25.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,1,1,15\n");
+    const auto srtf = run_policy(in, "srtf");
+    CHECK(finish_s(srtf, 0) == 10);
+    CHECK(finish_s(srtf, 1) == 25);
+    const auto srsf = run_policy(in, "srsf");
+    CHECK(finish_s(srsf, 1) == 16);
+    CHECK(finish_s(srsf, 0) == 25);
+    CHECK(srsf.jobs[0].preemptions == 1);
+    CHECK(srsf.jobs[0].migrations == 0);
+}
