@@ -47,8 +47,19 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
 
 void register_builtin_policies(PolicyRegistry& r) {
     r.add({"fifo", "strict first-come-first-served: nothing overtakes the head of the queue; no preemption",
-           {type_order_param()},
-           [](const Params& p) { return std::make_unique<FifoPolicy>(parse_type_order(p.get("type_order"))); }});
+           {type_order_param(),
+            {"backfill", ParamType::Choice, "none",
+             "easy: later jobs may start if they do not delay the head's reservation (EASY, per type pool)",
+             {"none", "easy"}},
+            {"estimate_factor", ParamType::Double, "1",
+             "EASY's runtime estimates: the true run time × this (>= 1; 1 = oracle)", {}}},
+           [](const Params& p) {
+               const double factor = p.get_double("estimate_factor");
+               if (!(factor >= 1 && factor <= 1e6))
+                   throw InputError(fmt::format("policy fifo: parameter estimate_factor: expected a number in [1, 1e6], got {}", factor));
+               return std::make_unique<FifoPolicy>(parse_type_order(p.get("type_order")), p.get("backfill") == "easy",
+                                                   factor);
+           }});
     r.add(srtf_entry("srtf", "preemptive shortest remaining time first (oracle on remaining work), greedy fill", false));
     r.add(srtf_entry("srsf",
                      "preemptive shortest remaining service first: srtf on remaining time x GPUs (Tiresias shortest-gpu)",

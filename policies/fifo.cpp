@@ -1,6 +1,8 @@
 #include "policies/fifo.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <optional>
 
 namespace dlsim {
 
@@ -29,6 +31,63 @@ void FifoPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
         out.start(j, *t, job.num_gpus);
         available_[*t] -= job.num_gpus;
         queue_.pop_front();
+    }
+    if (easy_ && queue_.size() > 1) backfill(view, out);
+}
+
+void FifoPolicy::backfill(const ClusterView& view, Decisions& out) {
+    const Time now = view.now();
+    const JobInfo& head = view.job(queue_.front());
+    // The head's reservation: on each type it may use, the earliest estimated instant enough GPUs are free.
+    std::optional<GpuTypeIdx> where;
+    Time shadow = kNever;
+    int extra = 0;
+    for (GpuTypeMask m = head.runnable; m != 0; m &= m - 1) {
+        const auto t = static_cast<GpuTypeIdx>(std::countr_zero(m));
+        ends_.clear();
+        for (JobIdx r : view.running_jobs()) {
+            const JobInfo& job = view.job(r);
+            if (job.gpu_type != t) continue;
+            // Estimated end: its start plus the estimate of its run there (the truth × the factor).
+            const Time end = job.finish == kNever
+                                 ? kNever
+                                 : job.stint_start +
+                                       static_cast<Time>(factor_ * static_cast<double>(job.finish - job.stint_start));
+            ends_.emplace_back(end, job.alloc_gpus);
+        }
+        std::sort(ends_.begin(), ends_.end());
+        int free = available_[t];
+        for (const auto& [end, gpus] : ends_) {
+            if (free >= head.num_gpus) break;
+            free += gpus;
+            if (free >= head.num_gpus && end < shadow) {
+                shadow = end;
+                where = t;
+                extra = free - head.num_gpus;
+            }
+        }
+    }
+    int free_now = 0;
+    for (int a : available_) free_now += a;
+    for (auto it = std::next(queue_.begin()); it != queue_.end() && free_now > 0;) {
+        const JobIdx j = *it;
+        const JobInfo& job = view.job(j);
+        const auto t = pick_type(view, job, order_, available_);
+        bool start = t.has_value();
+        if (start && where && *t == *where) {
+            const double seconds = factor_ * job.remaining_at(now) / view.rates().rate(job.model, *t, job.num_gpus);
+            const bool ends_in_time = shadow != kNever && now + to_time(seconds) <= shadow;
+            start = ends_in_time || job.num_gpus <= extra;
+            if (start && !ends_in_time) extra -= job.num_gpus;
+        }
+        if (!start) {
+            ++it;
+            continue;
+        }
+        out.start(j, *t, job.num_gpus);
+        available_[*t] -= job.num_gpus;
+        free_now -= job.num_gpus;
+        it = queue_.erase(it);
     }
 }
 

@@ -420,3 +420,37 @@ TEST_CASE("srsf: remaining time x GPUs, so a wide job yields to a narrow one tha
     CHECK(srsf.jobs[0].preemptions == 1);
     CHECK(srsf.jobs[0].migrations == 0);
 }
+
+TEST_CASE("fifo backfill=easy: a later job starts only if it does not delay the head's reservation", "[schedule][fifo]") {
+    // One node with 4 GPUs. a (2 GPUs, 10 s) at 0 runs 0-10. b (4 GPUs, 5 s) at 1 is the head: it reserves
+    // t=10 (a's end), with 2 + 2 - 4 = 0 GPUs to spare.
+    //  c (2 GPUs, 8 s) at 2 ends by 10: backfilled 2-10. d (1 GPU, 20 s) at 3: no GPU free. t=10 b 10-15,
+    //  then d 15-35.  Without backfill: b 10-15, then c 15-23 and d 15-35.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 4), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,1,4,5\nc,2,2,8\nd,3,1,20\n");
+    const auto easy = run_policy(in, "fifo", "backfill=easy");
+    CHECK(start_s(easy, 2) == 2);
+    CHECK(finish_s(easy, 2) == 10);
+    CHECK(start_s(easy, 1) == 10);  // the head is not delayed
+    CHECK(finish_s(easy, 3) == 35);
+    const auto plain = run_policy(in, "fifo");
+    CHECK(start_s(plain, 2) == 15);
+    CHECK(start_s(plain, 1) == 10);
+    // c' (2 GPUs, 9 s) would end at 11, after the reservation, and no GPU is spare then: it waits.
+    const auto late = inputs_from_text(homogeneous_cluster_json(1, 4), kUnusedProfile,
+                                       "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,1,4,5\nc,2,2,9\n");
+    const auto no = run_policy(late, "fifo", "backfill=easy");
+    CHECK(start_s(no, 2) == 15);
+    CHECK(start_s(no, 1) == 10);
+    // Estimates twice the truth: a is estimated to end at 20, so c' (estimated 18 s, from 2 to 20) fits the
+    // reservation and is backfilled; it really ends at 11, so the head starts at 11, one second after its
+    // oracle reservation: EASY guarantees the reservation only as well as the estimates.
+    RunConfig c;
+    c.policy = "fifo";
+    add_param(c, "backfill=easy");
+    add_param(c, "estimate_factor=2");
+    const auto over = simulate(late, c);
+    CHECK(start_s(over, 2) == 2);
+    CHECK(start_s(over, 1) == 11);
+    CHECK_THROWS_WITH(run_policy(in, "fifo", "estimate_factor=0.5"), Catch::Contains("parameter estimate_factor"));
+}
