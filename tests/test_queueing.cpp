@@ -215,3 +215,100 @@ TEST_CASE("srtf on 1 GPU: every job's finish equals an independent preemptive SR
         mismatches += std::abs(to_seconds(o.jobs[j].finish) - expected[j]) > 1e-6 * (1 + o.jobs[j].preemptions);
     CHECK(mismatches == 0);
 }
+
+namespace {
+
+/// Balanced-means hyperexponential sizes (the policy-zoo issue): with probability p rate 2p/m, else
+/// rate 2(1−p)/m; mean m, E[S²] = m²/(2p) + m²/(2(1−p)); p = 0.0476 gives a squared CV of about 10.
+struct HyperExp {
+    double p = 0.0476, m = 1;
+    double rate1() const { return 2 * p / m; }
+    double rate2() const { return 2 * (1 - p) / m; }
+    double second_moment() const { return m * m / (2 * p) + m * m / (2 * (1 - p)); }
+    /// ∫₀ˣ t f(t) dt and ∫₀ˣ t² f(t) dt, closed forms per exponential branch.
+    double partial1(double x) const { return branch1(p, rate1(), x) + branch1(1 - p, rate2(), x); }
+    double partial2(double x) const { return branch2(p, rate1(), x) + branch2(1 - p, rate2(), x); }
+    double tail(double x) const { return p * std::exp(-rate1() * x) + (1 - p) * std::exp(-rate2() * x); }
+    double density(double x) const {
+        return p * rate1() * std::exp(-rate1() * x) + (1 - p) * rate2() * std::exp(-rate2() * x);
+    }
+    static double branch1(double w, double mu, double x) { return w / mu * (1 - std::exp(-mu * x) * (1 + mu * x)); }
+    static double branch2(double w, double mu, double x) {
+        const double y = mu * x;
+        return w * 2 / (mu * mu) * (1 - std::exp(-y) * (1 + y + y * y / 2));
+    }
+};
+
+Trace hyperexp_trace(std::size_t jobs, double lambda, const HyperExp& h, std::uint64_t seed) {
+    Trace t;
+    t.path = "hyperexp-trace";
+    t.format = "generated";
+    Rng arrivals(seed, "test/arrivals"), branch(seed, "test/branch"), service(seed, "test/service");
+    double now = 0;
+    t.jobs.reserve(jobs);
+    for (std::size_t i = 0; i < jobs; ++i) {
+        now += arrivals.exponential(lambda);
+        JobRecord r;
+        r.id = std::to_string(i);
+        r.submit_time = now;
+        r.num_gpus = 1;
+        r.duration = std::max(1e-6, service.exponential(branch.uniform() < h.p ? h.rate1() : h.rate2()));
+        r.line = static_cast<std::uint32_t>(i + 2);
+        t.jobs.push_back(std::move(r));
+    }
+    return t;
+}
+
+RunOutcome run_hyperexp(std::size_t jobs, double lambda, const HyperExp& h, std::uint64_t seed, const std::string& policy) {
+    RunInputs in;
+    in.cluster = parse_cluster(homogeneous_cluster_json(1, 1), "cluster.json");
+    in.profiles = parse_profiles(kUnusedProfile, "profile.json");
+    in.trace = hyperexp_trace(jobs, lambda, h, seed);
+    RunConfig c;
+    c.policy = policy;
+    c.out.clear();
+    c.timeseries_points = 0;
+    c.job_records = false;
+    return simulate(in, c);
+}
+
+/// Schrage–Miller's M/G/1 SRPT mean response time, integrated numerically:
+/// E[T(x)] = λ(∫₀ˣ t²dF + x²(1−F(x))) / (2(1−ρ(x))²) + ∫₀ˣ dt/(1−ρ(t)), ρ(x) = λ∫₀ˣ t dF; E[T] = ∫ E[T(x)] dF(x).
+double srpt_mean_response(double lambda, const HyperExp& h) {
+    // Trapezoids on a grid fine near 0 and out to where the tail is negligible (e^-40 of the slow branch).
+    const double end = 40 / h.rate1();
+    const int steps = 400'000;
+    double residence = 0, mean = 0, prev_x = 0, prev_inv = 1, prev_integrand = 0;
+    for (int i = 1; i <= steps; ++i) {
+        const double u = static_cast<double>(i) / steps;
+        const double x = end * u * u;  // denser near 0
+        const double rho_x = lambda * h.partial1(x);
+        const double inv = 1 / (1 - rho_x);
+        residence += (x - prev_x) * (inv + prev_inv) / 2;
+        const double waiting = lambda * (h.partial2(x) + x * x * h.tail(x)) / (2 * (1 - rho_x) * (1 - rho_x));
+        const double integrand = (waiting + residence) * h.density(x);
+        mean += (x - prev_x) * (integrand + prev_integrand) / 2;
+        prev_x = x;
+        prev_inv = inv;
+        prev_integrand = integrand;
+    }
+    return mean;
+}
+
+}  // namespace
+
+TEST_CASE("M/G/1 with hyperexponential sizes (SCV 10) at rho = 0.7: fifo matches Pollaczek-Khinchine, srtf SRPT",
+          "[slow][queueing]") {
+    const HyperExp h;
+    const double lambda = 0.7;
+    // Pollaczek–Khinchine: E[T] = E[S] + λE[S²] / (2(1−ρ)).
+    const double pk = h.m + lambda * h.second_moment() / (2 * (1 - lambda * h.m));
+    const auto fifo = run_hyperexp(2'000'000, lambda, h, 21, "fifo");
+    REQUIRE(fifo.summary.finished == 2'000'000);
+    CHECK(fifo.summary.avg_jct == Approx(pk).epsilon(0.05));
+    const double srpt = srpt_mean_response(lambda, h);
+    const auto srtf = run_hyperexp(2'000'000, lambda, h, 21, "srtf");
+    REQUIRE(srtf.summary.finished == 2'000'000);
+    CHECK(srtf.summary.avg_jct == Approx(srpt).epsilon(0.03));
+    WARN("P-K " << pk << " fifo " << fifo.summary.avg_jct << "; SRPT " << srpt << " srtf " << srtf.summary.avg_jct);
+}
