@@ -4,6 +4,7 @@
 #include "models/network_spec.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,5 +81,14 @@ Cluster parse_cluster(const std::string& text, const std::string& origin);
 
 /// Lower-cases ASCII, for the case-insensitive name matching of GPU types.
 std::string lower_ascii(std::string_view s);
+
+/// The entry for type t of a table keyed by lower-cased GPU type names (a profile's throughputs): under
+/// its name first, then under its aliases; nullptr when none.
+template <class V>
+const V* find_type_entry(const std::map<std::string, V>& table, const GpuType& t) {
+    auto it = table.find(lower_ascii(t.name));
+    for (std::size_t a = 0; it == table.end() && a < t.aliases.size(); ++a) it = table.find(lower_ascii(t.aliases[a]));
+    return it == table.end() ? nullptr : &it->second;
+}
 
 }  // namespace dlsim

@@ -5,25 +5,6 @@
 
 namespace dlsim {
 
-namespace {
-
-/// The profile's measured points for a cluster type: its name first, then its aliases.
-const std::map<int, double>* points_for(const ModelProfile& m, const GpuType& t) {
-    auto it = m.throughput_n.find(lower_ascii(t.name));
-    for (std::size_t a = 0; it == m.throughput_n.end() && a < t.aliases.size(); ++a)
-        it = m.throughput_n.find(lower_ascii(t.aliases[a]));
-    return it == m.throughput_n.end() ? nullptr : &it->second;
-}
-
-double single_for(const ModelProfile& m, const GpuType& t) {
-    auto it = m.throughput.find(lower_ascii(t.name));
-    for (std::size_t a = 0; it == m.throughput.end() && a < t.aliases.size(); ++a)
-        it = m.throughput.find(lower_ascii(t.aliases[a]));
-    return it == m.throughput.end() ? 0 : it->second;
-}
-
-}  // namespace
-
 std::vector<double> measured_intra_bandwidths(const Cluster& cluster, const ProfileSet& profiles,
                                               const std::vector<CommModel>& comm) {
     const std::size_t types = cluster.gpu_types.size();
@@ -33,11 +14,11 @@ std::vector<double> measured_intra_bandwidths(const Cluster& cluster, const Prof
         const double bytes = comm[m].gradient_bytes, gamma = comm[m].gamma;
         if (bytes <= 0) continue;
         for (std::size_t t = 0; t < types; ++t) {
-            const std::map<int, double>* points = points_for(profiles.models[m], cluster.gpu_types[t]);
-            const double x1 = single_for(profiles.models[m], cluster.gpu_types[t]);
-            if (points == nullptr || x1 <= 0) continue;
+            const std::map<int, double>* points = find_type_entry(profiles.models[m].throughput_n, cluster.gpu_types[t]);
+            const double* x1 = find_type_entry(profiles.models[m].throughput, cluster.gpu_types[t]);
+            if (points == nullptr || x1 == nullptr || *x1 <= 0) continue;
             estimates.clear();
-            const double t_comp = 1 / x1;
+            const double t_comp = 1 / *x1;
             for (const auto& [n, xn] : *points) {
                 if (n < 2 || !(xn > 0)) continue;  // 0: infeasible there
                 const double t_iter = n / xn;

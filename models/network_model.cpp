@@ -46,6 +46,11 @@ NetworkPerformance::NetworkPerformance(const Topology& topology, const RateModel
     summary_.mode = std::string(contention_mode_name(opt_.mode));
 }
 
+const CommModel& NetworkPerformance::comm_of(const Job& job) const {
+    static const CommModel none{};  // a job without a model communicates nothing
+    return job.model == kNoModel || job.model >= models_.size() ? none : models_[job.model];
+}
+
 double NetworkPerformance::inter_bandwidth(const Job& job, double x) const {
     if (job.nodes <= 1) return kUnlimited;
     if (job.inter_fitted > 0) return std::isfinite(job.x_iso) ? job.inter_fitted * (x / job.x_iso) : job.inter_fitted;
@@ -53,8 +58,7 @@ double NetworkPerformance::inter_bandwidth(const Job& job, double x) const {
 }
 
 double NetworkPerformance::rate_at(const Job& job, double x, double* phi) const {
-    const CommModel none{};
-    const CommModel& comm = job.model == kNoModel || job.model >= models_.size() ? none : models_[job.model];
+    const CommModel& comm = comm_of(job);
     RingLinks ring{job.gpus, job.nodes, job.intra, inter_bandwidth(job, x), job.alpha};
     const double t_comm = comm_seconds(comm, ring);
     if (t_comm <= 0) {
@@ -417,11 +421,6 @@ void NetworkPerformance::solve(Time now, std::vector<RateChange>& changed, JobId
             solve_component(now);
             apply(changed, first);
         }
-        if (first != kNoJob && !jobs_[first].links.empty()) {
-            // `first` was applied within its component; the engine wants it first in the list.
-            auto it = std::find_if(changed.begin(), changed.end(), [&](const RateChange& c) { return c.job == first; });
-            if (it != changed.end()) std::rotate(changed.begin(), it, it + 1);
-        }
     } else {
         solve_component(now);
         apply(changed, first);
@@ -507,7 +506,7 @@ void NetworkPerformance::released(Time now, JobIdx j, const Allocation&, std::ve
     }
     collect(seeds_, kNoJob);
     if (comp_jobs_.empty()) {
-        for (LinkIdx l : comp_links_) links_[l].demand = links_[l].load = 0;
+        for (LinkIdx l : comp_links_) refresh_load(l);  // nobody left on them
         return;
     }
     solve(now, changed, kNoJob);
@@ -557,9 +556,8 @@ double NetworkPerformance::alone_rate(ModelIdx m, GpuTypeIdx t, int n) const {
 
 double NetworkPerformance::comm_seconds_now(JobIdx j) const {
     const Job& job = jobs_[j];
-    const CommModel none{};
-    const CommModel& comm = job.model == kNoModel || job.model >= models_.size() ? none : models_[job.model];
-    return comm_seconds(comm, RingLinks{job.gpus, job.nodes, job.intra, inter_bandwidth(job, job.x), job.alpha});
+    const RingLinks ring{job.gpus, job.nodes, job.intra, inter_bandwidth(job, job.x), job.alpha};
+    return comm_seconds(comm_of(job), ring);
 }
 
 const JobNetworkRecord& NetworkPerformance::record(JobIdx j) const {

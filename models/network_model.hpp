@@ -132,6 +132,8 @@ private:
 
     /// A job's ring on `a`: GPUs, nodes, slowest edges, latency, channels, footprint, isolated rate.
     void shape(Job& job, const Allocation& a) const;
+    /// How the job's model communicates (nothing without a model).
+    const CommModel& comm_of(const Job& job) const;
     /// Effective bandwidth of the job's inter-node ring edge at per-channel bandwidth x.
     double inter_bandwidth(const Job& job, double x) const;
     /// The job's rate at per-channel bandwidth x (and its duty cycle into phi).

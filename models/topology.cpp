@@ -126,6 +126,18 @@ Shape explicit_shape(const Cluster& c) {
 
 bool explicit_form(const Cluster& c) { return !c.fabric.switches.empty(); }
 
+/// The tree as a directed Boost graph: two edges per link (down from the parent, up to it), children in id order.
+Graph build_graph(const std::vector<VertexIdx>& parent, const std::vector<Link>& links) {
+    const auto nv = static_cast<VertexIdx>(parent.size());
+    Graph g(nv);
+    for (VertexIdx v = 0; v < nv; ++v)
+        if (parent[v] != v) {
+            boost::add_edge(parent[v], v, EdgeProps{links[Topology::down(v)].bytes_per_s}, g);
+            boost::add_edge(v, parent[v], EdgeProps{links[Topology::up(v)].bytes_per_s}, g);
+        }
+    return g;
+}
+
 }  // namespace
 
 void validate_fabric(const Cluster& c, const std::string& file) {
@@ -225,12 +237,7 @@ Topology::Topology(const Cluster& c) : cluster_(&c) {
         if (t.intra.kind != IntraKind::Ideal || t.nic.latency_s != 0) ideal_ = false;
 
     // Tree order and depths with Boost.Graph: a depth-first visit from the root, children in id order.
-    Graph g(nv);
-    for (VertexIdx v = 0; v < nv; ++v)
-        if (parent_[v] != v) {
-            boost::add_edge(parent_[v], v, EdgeProps{links_[down(v)].bytes_per_s}, g);
-            boost::add_edge(v, parent_[v], EdgeProps{links_[up(v)].bytes_per_s}, g);
-        }
+    const Graph g = build_graph(parent_, links_);
     VertexIdx root = nv - 1;
     while (parent_[root] != root) root = parent_[root];
     depth_.assign(nv, 0);
@@ -290,14 +297,8 @@ double Topology::path_bottleneck(NodeIdx a, NodeIdx b) const {
 }
 
 double Topology::widest_path(NodeIdx a, NodeIdx b) const {
-    const auto nv = parent_.size();
-    Graph g(nv);
-    for (VertexIdx v = 0; v < nv; ++v)
-        if (parent_[v] != v) {
-            boost::add_edge(parent_[v], v, EdgeProps{links_[down(v)].bytes_per_s}, g);
-            boost::add_edge(v, parent_[v], EdgeProps{links_[up(v)].bytes_per_s}, g);
-        }
-    std::vector<double> width(nv, 0);
+    const Graph g = build_graph(parent_, links_);
+    std::vector<double> width(parent_.size(), 0);
     // Widest path: maximise the minimum capacity (compare = greater, combine = min, inf = 0, zero = +inf).
     boost::dijkstra_shortest_paths(
         g, static_cast<Graph::vertex_descriptor>(a),

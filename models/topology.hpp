@@ -40,8 +40,9 @@ public:
     std::uint32_t depth(VertexIdx v) const { return depth_[v]; }
     /// Position in a depth-first order of the tree: a ring ordered by it enters and leaves every subtree once.
     std::uint32_t order(VertexIdx v) const { return order_[v]; }
-    LinkIdx up(VertexIdx v) const { return 2 * (v); }
-    LinkIdx down(VertexIdx v) const { return 2 * (v) + 1; }
+    /// The link from vertex v up to its parent, and the one down to v.
+    static LinkIdx up(VertexIdx v) { return 2 * v; }
+    static LinkIdx down(VertexIdx v) { return 2 * v + 1; }
     /// Latency of crossing switch s (s >= nodes).
     double switch_latency(VertexIdx s) const { return switch_latency_[s]; }
     /// The leaf group (rack, or SU when rail-optimized) of a node: its parent switch.

@@ -14,10 +14,11 @@ class ConsolidatedPlacer final : public Placer {
 public:
     bool place(const ClusterView& view, GpuTypeIdx t, int n, std::vector<NodeShare>& out) override;
 
-private:
-    /// Greedy fewest-nodes fill of n GPUs from candidates (free, node); returns nodes used or 0.
+    /// Greedy fewest-nodes fill of n GPUs from candidates (free, node): most free first, the remainder
+    /// best fit; appends the shares to `out` if given; returns the nodes used, or 0 if they cannot hold n.
     static std::size_t fill(std::vector<std::pair<int, NodeIdx>>& candidates, int n, std::vector<NodeShare>* out);
 
+private:
     std::vector<std::vector<std::pair<int, NodeIdx>>> by_rack_;  // scratch
     std::vector<std::pair<int, NodeIdx>> all_;                   // scratch
     std::vector<std::pair<int, std::uint32_t>> rack_order_;      // scratch: (free, rack)

@@ -32,7 +32,6 @@ void TiresiasPolicy::decide(const ClusterView& view, const Changes& changes, Dec
     for (JobIdx j : changes.arrived) {
         enter(j, 0);
         State& s = state(j);
-        s.known = true;
         s.service_from = 0;
         s.count_from = kNever;
         waiting_.insert({0, s.entry, j});

@@ -36,7 +36,6 @@ private:
         std::uint64_t entry = 0;   // order of entry into its queue
         Time service_from = 0;     // attained wall time at its last promotion (or arrival)
         Time count_from = kNever;  // its first start since then (waiting counts from here; kNever: not yet)
-        bool known = false;
     };
     /// (queue, entry, job): walk order among the waiting.
     using Key = std::tuple<std::uint32_t, std::uint64_t, JobIdx>;

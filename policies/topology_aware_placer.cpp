@@ -8,28 +8,6 @@ bool TopologyAwarePlacer::place(const ClusterView& view, GpuTypeIdx t, int n, st
     return consolidated_.place(view, t, n, out);
 }
 
-bool TopologyAwarePlacer::fill(std::vector<std::pair<int, NodeIdx>>& free, int n, std::vector<NodeShare>& out) {
-    out.clear();
-    std::sort(free.begin(), free.end(), [](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
-    std::size_t i = 0;
-    while (n > 0 && i < free.size()) {
-        if (free[i].first <= n) {
-            out.push_back({free[i].second, free[i].first});
-            n -= free[i].first;
-            ++i;
-            continue;
-        }
-        std::size_t best = i;  // the remainder fits on one node: the fewest free GPUs that hold it
-        for (std::size_t k = i; k < free.size() && free[k].first >= n; ++k)
-            if (free[k].first < free[best].first) best = k;
-        out.push_back({free[best].second, n});
-        n = 0;
-    }
-    return n == 0;
-}
-
 void TopologyAwarePlacer::consider(const ClusterView& view, JobIdx j, GpuTypeIdx t, std::vector<NodeShare>& out,
                                    double& best) {
     candidate_.gpu_type = t;
@@ -63,8 +41,10 @@ bool TopologyAwarePlacer::place_job(const ClusterView& view, JobIdx j, GpuTypeId
         by_pod_[cluster.nodes[node].pod].emplace_back(free, node);
     }
     for (auto* groups : {&by_rack_, &by_pod_})
-        for (auto& group : *groups)
-            if (fill(group, n, candidate_.shares)) consider(view, j, t, out, best);
+        for (auto& group : *groups) {
+            candidate_.shares.clear();
+            if (ConsolidatedPlacer::fill(group, n, &candidate_.shares) != 0) consider(view, j, t, out, best);
+        }
     return true;
 }
 

@@ -19,8 +19,6 @@ public:
     bool place_job(const ClusterView& view, JobIdx j, GpuTypeIdx t, int n, std::vector<NodeShare>& out) override;
 
 private:
-    /// The fewest-nodes fill of n GPUs from `free` (free GPUs, node); false if they cannot hold n.
-    static bool fill(std::vector<std::pair<int, NodeIdx>>& free, int n, std::vector<NodeShare>& out);
     /// Keeps `candidate` in `out` if the job's predicted rate on it beats `best`.
     void consider(const ClusterView& view, JobIdx j, GpuTypeIdx t, std::vector<NodeShare>& out, double& best);
 
