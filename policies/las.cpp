@@ -13,11 +13,8 @@ LasPolicy::Key LasPolicy::key(const ClusterView& view, JobIdx j) const {
 }
 
 double LasPolicy::hysteresis(const ClusterView& view, JobIdx j) const {
-    const JobInfo& job = view.job(j);
-    const Allocation& now = view.allocation(j);
-    elsewhere_.gpu_type = now.gpu_type + 1;  // a restart anywhere else
-    const double seconds = to_seconds(view.restart_model().cost({j, job.model, &now, elsewhere_, true})) + margin_;
-    return gpu_service_ ? seconds * job.alloc_gpus : seconds;
+    const double seconds = displacement_.seconds(view, j);
+    return gpu_service_ ? seconds * view.job(j).alloc_gpus : seconds;
 }
 
 void LasPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {

@@ -13,6 +13,7 @@
 // Waiting jobs sit in an ordered set (their service does not change while they wait); running jobs are
 // ranked afresh at each call, so a call costs O(running × log running + changes × log n).
 #include "policies/desired_state.hpp"
+#include "policies/displacement_cost.hpp"
 #include "policies/policy.hpp"
 #include "policies/type_choice.hpp"
 
@@ -25,7 +26,7 @@ namespace dlsim {
 class LasPolicy final : public Policy {
 public:
     LasPolicy(TypeOrder order, bool gpu_service, double quantum_s, double margin_s)
-        : order_(order), gpu_service_(gpu_service), quantum_(to_time(quantum_s)), margin_(margin_s) {}
+        : order_(order), gpu_service_(gpu_service), quantum_(to_time(quantum_s)), displacement_(margin_s) {}
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
@@ -38,13 +39,12 @@ private:
     TypeOrder order_;
     bool gpu_service_;
     Time quantum_;
-    double margin_;
+    DisplacementCost displacement_;
     std::set<Key> waiting_;
     std::vector<Key> running_;   // scratch, rebuilt each call
     std::vector<int> capacity_;  // scratch: GPUs per type not yet claimed in this walk
     std::vector<JobIdx> to_preempt_;
     DesiredState desired_;
-    mutable Allocation elsewhere_;  // scratch: "another place" for the restart model
 };
 
 }  // namespace dlsim

@@ -13,15 +13,6 @@ SrtfPolicy::Key SrtfPolicy::key(const ClusterView& view, JobIdx j) {
     return {gpu_weighted_ ? seconds * job.num_gpus : seconds, job.submit, j};
 }
 
-double SrtfPolicy::hysteresis(const ClusterView& view, JobIdx j) const {
-    // A move's charge: from where it runs to anywhere else (another type stands for "elsewhere").
-    const JobInfo& job = view.job(j);
-    const Allocation& now = view.allocation(j);
-    elsewhere_.gpu_type = now.gpu_type + 1;
-    const Time cost = view.restart_model().cost({j, job.model, &now, elsewhere_, true});
-    return to_seconds(cost) + margin_;
-}
-
 void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
     for (JobIdx j : changes.arrived) waiting_.insert(key(view, j));
     // Starts the engine declined and moves it could not place: back to waiting (a job selected from
@@ -36,7 +27,8 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
     running_.clear();
     for (JobIdx j : view.running_jobs()) {
         Key k = key(view, j);
-        std::get<0>(k) -= gpu_weighted_ ? hysteresis(view, j) * view.job(j).num_gpus : hysteresis(view, j);
+        const double cost = displacement_.seconds(view, j);
+        std::get<0>(k) -= gpu_weighted_ ? cost * view.job(j).num_gpus : cost;
         running_.push_back(k);
     }
     std::sort(running_.begin(), running_.end());
@@ -97,7 +89,7 @@ bool SrtfPolicy::saves_time(const ClusterView& view, JobIdx j, GpuTypeIdx t) con
     if (!(job.rate > 0)) return true;  // stalled where it is
     const double left = job.remaining_at(view.now());
     const double here = left / job.rate, there = left / view.rates().rate(job.model, t, job.num_gpus);
-    return here - there > hysteresis(view, j);
+    return here - there > displacement_.seconds(view, j);
 }
 
 }  // namespace dlsim

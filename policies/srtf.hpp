@@ -20,6 +20,7 @@
 // type stays there while the fast types idle (on the bundled trace, srtf's GPU utilization fell to
 // a quarter of fifo's).
 #include "policies/desired_state.hpp"
+#include "policies/displacement_cost.hpp"
 #include "policies/policy.hpp"
 #include "policies/type_choice.hpp"
 
@@ -33,21 +34,19 @@ class SrtfPolicy final : public Policy {
 public:
     /// `gpu_weighted`: `srsf`, the key is the remaining time × the job's GPUs (wide jobs yield to narrow ones).
     SrtfPolicy(TypeOrder order, bool migrate, double margin, bool gpu_weighted = false)
-        : order_(order), migrate_(migrate), margin_(margin), gpu_weighted_(gpu_weighted) {}
+        : order_(order), migrate_(migrate), displacement_(margin), gpu_weighted_(gpu_weighted) {}
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
     /// (best-case remaining seconds, submit, job): the walk order.
     using Key = std::tuple<double, Time, JobIdx>;
     Key key(const ClusterView& view, JobIdx j);
-    /// Seconds a running job's displacement must gain: the restart cost of a move plus the margin.
-    double hysteresis(const ClusterView& view, JobIdx j) const;
-    /// Whether moving running job j to type t finishes it sooner by more than the hysteresis.
+    /// Whether moving running job j to type t finishes it sooner by more than its displacement cost.
     bool saves_time(const ClusterView& view, JobIdx j, GpuTypeIdx t) const;
 
     TypeOrder order_;
     bool migrate_;
-    double margin_;
+    DisplacementCost displacement_;  // what a running job's displacement must gain: restart cost + margin
     bool gpu_weighted_;
     std::set<Key> waiting_;
     std::vector<double> best_rate_;  // per job: its rate on its fastest type (0 = not computed yet)
@@ -55,7 +54,6 @@ private:
     std::vector<int> capacity_;  // scratch: GPUs per type not yet claimed in this walk
     std::vector<JobIdx> to_preempt_;
     DesiredState desired_;       // what the walk selects, turned into preemptions, moves and starts
-    mutable Allocation elsewhere_;  // scratch: "another place" for the restart model
 };
 
 }  // namespace dlsim
