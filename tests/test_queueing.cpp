@@ -15,12 +15,14 @@ using namespace dlsim::test;
 
 namespace {
 
-/// Poisson arrivals at rate lambda, exponential service with mean 1/mu, single-GPU jobs.
-Trace mm_trace(std::size_t jobs, double lambda, double mu, std::uint64_t seed) {
+/// Poisson arrivals at rate lambda of single-GPU jobs whose durations `size()` draws (at least 1 µs: the
+/// engine's time resolution).
+template <class Size>
+Trace poisson_trace(std::size_t jobs, double lambda, std::uint64_t seed, Size size) {
     Trace t;
-    t.path = "mm-trace";
+    t.path = "poisson-trace";
     t.format = "generated";
-    Rng arrivals(seed, "test/arrivals"), service(seed, "test/service");
+    Rng arrivals(seed, "test/arrivals");
     double now = 0;
     t.jobs.reserve(jobs);
     for (std::size_t i = 0; i < jobs; ++i) {
@@ -29,26 +31,37 @@ Trace mm_trace(std::size_t jobs, double lambda, double mu, std::uint64_t seed) {
         r.id = std::to_string(i);
         r.submit_time = now;
         r.num_gpus = 1;
-        // At least 1 µs: the engine's time resolution.
-        r.duration = std::max(1e-6, service.exponential(mu));
+        r.duration = std::max(1e-6, size());
         r.line = static_cast<std::uint32_t>(i + 2);
         t.jobs.push_back(std::move(r));
     }
     return t;
 }
 
-RunOutcome run_mm(std::size_t servers, std::size_t jobs, double lambda, double mu, std::uint64_t seed,
-                  const std::string& policy = "fifo", const std::string& param = "") {
+/// Poisson arrivals at rate lambda, exponential service with mean 1/mu, single-GPU jobs.
+Trace mm_trace(std::size_t jobs, double lambda, double mu, std::uint64_t seed) {
+    Rng service(seed, "test/service");
+    return poisson_trace(jobs, lambda, seed, [&] { return service.exponential(mu); });
+}
+
+/// `trace` on `servers` single-GPU slots under `policy` (with one k=v `param` if given).
+RunOutcome run_slots(std::size_t servers, Trace trace, const std::string& policy, const std::string& param = "",
+                     std::size_t timeseries_points = 1000) {
     RunInputs in;
     in.cluster = parse_cluster(homogeneous_cluster_json(1, static_cast<int>(servers)), "cluster.json");
     in.profiles = parse_profiles(kUnusedProfile, "profile.json");
-    in.trace = mm_trace(jobs, lambda, mu, seed);
+    in.trace = std::move(trace);
     RunConfig c;
     c.policy = policy;
     if (!param.empty()) add_param(c, param);
     c.out.clear();
-    c.timeseries_points = 1000;
+    c.timeseries_points = timeseries_points;
     return simulate(in, c);
+}
+
+RunOutcome run_mm(std::size_t servers, std::size_t jobs, double lambda, double mu, std::uint64_t seed,
+                  const std::string& policy = "fifo", const std::string& param = "") {
+    return run_slots(servers, mm_trace(jobs, lambda, mu, seed), policy, param);
 }
 
 /// Erlang-C mean response time of M/M/c: P(wait) / (c·mu − lambda) + 1/mu.
@@ -239,37 +252,11 @@ struct HyperExp {
     }
 };
 
-Trace hyperexp_trace(std::size_t jobs, double lambda, const HyperExp& h, std::uint64_t seed) {
-    Trace t;
-    t.path = "hyperexp-trace";
-    t.format = "generated";
-    Rng arrivals(seed, "test/arrivals"), branch(seed, "test/branch"), service(seed, "test/service");
-    double now = 0;
-    t.jobs.reserve(jobs);
-    for (std::size_t i = 0; i < jobs; ++i) {
-        now += arrivals.exponential(lambda);
-        JobRecord r;
-        r.id = std::to_string(i);
-        r.submit_time = now;
-        r.num_gpus = 1;
-        r.duration = std::max(1e-6, service.exponential(branch.uniform() < h.p ? h.rate1() : h.rate2()));
-        r.line = static_cast<std::uint32_t>(i + 2);
-        t.jobs.push_back(std::move(r));
-    }
-    return t;
-}
-
 RunOutcome run_hyperexp(std::size_t jobs, double lambda, const HyperExp& h, std::uint64_t seed, const std::string& policy) {
-    RunInputs in;
-    in.cluster = parse_cluster(homogeneous_cluster_json(1, 1), "cluster.json");
-    in.profiles = parse_profiles(kUnusedProfile, "profile.json");
-    in.trace = hyperexp_trace(jobs, lambda, h, seed);
-    RunConfig c;
-    c.policy = policy;
-    c.out.clear();
-    c.timeseries_points = 0;
-    c.job_records = false;
-    return simulate(in, c);
+    Rng branch(seed, "test/branch"), service(seed, "test/service");
+    Trace t = poisson_trace(jobs, lambda, seed,
+                            [&] { return service.exponential(branch.uniform() < h.p ? h.rate1() : h.rate2()); });
+    return run_slots(1, std::move(t), policy, "", 0);
 }
 
 /// Schrage–Miller's M/G/1 SRPT mean response time, integrated numerically:
