@@ -29,6 +29,13 @@ void require_header(CsvLines& csv, std::vector<std::string_view>& fields, std::s
     }
 }
 
+void require_fields(const CsvLines& csv, std::span<const std::string_view> fields, std::size_t count,
+                    std::string_view shown) {
+    if (fields.size() != count)
+        throw InputError(fmt::format("{}:{}: expected {} fields ({}), got {}", csv.origin(), csv.line(), count, shown,
+                                     fields.size()));
+}
+
 void reject_nul_bytes(std::string_view text, std::string_view origin) {
     const std::size_t at = text.find('\0');
     if (at == std::string_view::npos) return;

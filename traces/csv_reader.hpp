@@ -48,4 +48,9 @@ std::string_view strip_bom(std::string_view s);
 void require_header(CsvLines& csv, std::vector<std::string_view>& fields, std::span<const char* const> columns,
                     std::string_view shown);
 
+/// The record just read must have exactly `count` fields, else an InputError
+/// "file:line: expected <count> fields (<shown>), got <n>".
+void require_fields(const CsvLines& csv, std::span<const std::string_view> fields, std::size_t count,
+                    std::string_view shown);
+
 }  // namespace dlsim

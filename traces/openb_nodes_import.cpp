@@ -35,9 +35,7 @@ std::string cluster_from_openb_nodes(const std::string& path) {
     long long cpu_only = 0;
     while (csv.next(fields)) {
         const std::uint32_t line = csv.line();
-        if (fields.size() != kNumColumns)
-            throw InputError(fmt::format("{}:{}: expected {} fields ({}), got {}", path, line,
-                                         static_cast<int>(kNumColumns), header, fields.size()));
+        require_fields(csv, fields, kNumColumns, header);
         auto fail = [&](Column c, std::string_view expected) {
             return InputError(field_error(path, line, kColumns[c], expected, trim(fields[c])).message);
         };

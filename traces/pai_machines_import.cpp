@@ -36,9 +36,7 @@ std::string cluster_from_pai_machines(const std::string& path) {
     long long cpu_only = 0;
     while (csv.next(fields)) {
         const std::uint32_t line = csv.line();
-        if (fields.size() != kNumColumns)
-            throw InputError(fmt::format("{}:{}: expected {} fields ({}, no header), got {}", path, line,
-                                         static_cast<int>(kNumColumns), columns, fields.size()));
+        require_fields(csv, fields, kNumColumns, columns + ", no header");
         // The published file has no header; tolerate one written from pai_machine_spec.header.
         if (line == 1 && trim(fields[kMachine]) == "machine" && trim(fields[kCapGpu]) == "cap_gpu") continue;
         auto fail = [&](Column c, std::string_view expected) {
