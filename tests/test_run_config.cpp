@@ -17,6 +17,9 @@
 #include <set>
 #include <sstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace dlsim;
 using namespace dlsim::test;
 using Json = nlohmann::ordered_json;
@@ -330,4 +333,21 @@ TEST_CASE("unknown models: Muri's trace1 replays on the bundled profile with --u
     const CliResult r = run_cli("run --trace '" + path + "' --unknown-models agnostic --out ''");
     INFO(r.err);
     CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("output: a pipe or device is written in place, never replaced by a renamed file", "[unit]") {
+    // `--out /dev/null` once renamed the finished temporary file over the device node. A FIFO stands in
+    // for the device here: after the run it must still be a FIFO, and what a reader got is the result.
+    const auto fifo = temp_path("out-fifo");
+    std::filesystem::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const auto copy = temp_path("out-fifo-copy.json");
+    REQUIRE(std::system(("cat " + fifo + " > " + copy + " &").c_str()) == 0);
+    const auto r = run_cli("run --no-job-records --out " + fifo);
+    CHECK(r.exit_code == 0);
+    CHECK(std::filesystem::is_fifo(fifo));
+    CHECK_FALSE(std::filesystem::exists(fifo + ".tmp"));
+    for (int i = 0; i < 100 && slurp(copy).find("\"summary\"") == std::string::npos; ++i) ::usleep(20'000);
+    CHECK(nlohmann::json::parse(slurp(copy)).contains("summary"));
+    std::filesystem::remove(fifo);
 }

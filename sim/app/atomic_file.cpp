@@ -10,8 +10,18 @@ namespace dlsim {
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
     const std::filesystem::path p(path_);
+    // A device or pipe (`--out /dev/null`, a FIFO) is written as it is: renaming over it would replace
+    // the device node with a regular file.
+    std::error_code ec;
+    const auto status = std::filesystem::status(p, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+        !std::filesystem::is_directory(status)) {
+        tmp_.clear();
+        file_ = std::fopen(path_.c_str(), "w");
+        if (file_ == nullptr) throw InputError(fmt::format("{}: cannot write output file", path_));
+        return;
+    }
     if (p.has_parent_path()) {
-        std::error_code ec;
         std::filesystem::create_directories(p.parent_path(), ec);
     }
     file_ = std::fopen(tmp_.c_str(), "w");
@@ -21,7 +31,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + 
 AtomicFile::~AtomicFile() {
     if (file_ != nullptr) {
         std::fclose(file_);
-        std::remove(tmp_.c_str());
+        if (!tmp_.empty()) std::remove(tmp_.c_str());
     }
 }
 
@@ -32,6 +42,13 @@ void AtomicFile::flush() {
 
 void AtomicFile::commit() {
     flush();
+    if (tmp_.empty()) {  // a device or pipe: nothing to rename
+        const bool ok = !failed_ && std::fflush(file_) == 0 && std::ferror(file_) == 0;
+        std::fclose(file_);
+        file_ = nullptr;
+        if (!ok) throw InputError(fmt::format("{}: could not write the output", path_));
+        return;
+    }
     // On disk before the rename: a finished result survives a crash of the machine, not only of dlsim.
     const bool ok = !failed_ && std::fflush(file_) == 0 && std::ferror(file_) == 0 && ::fsync(::fileno(file_)) == 0;
     std::fclose(file_);

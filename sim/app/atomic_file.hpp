@@ -1,6 +1,7 @@
 #pragma once
 // An output file written through a large in-memory buffer to `<path>.tmp` and renamed over `path`
-// only when complete, so a crash or a full disk never leaves a truncated result behind.
+// only when complete, so a crash or a full disk never leaves a truncated result behind. A path that is a
+// device or a pipe (/dev/null, a FIFO) is written directly.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -36,7 +37,7 @@ public:
 private:
     static constexpr std::size_t kChunk = 1u << 20;  ///< written to disk in chunks of about this size
     void flush();
-    std::string path_, tmp_;
+    std::string path_, tmp_;  // tmp_ empty: writing `path_` itself
     std::FILE* file_ = nullptr;
     fmt::memory_buffer buffer_;
     bool failed_ = false;
