@@ -1,29 +1,38 @@
 #pragma once
 // `srtf`: preemptive shortest remaining time first, oracle on remaining work (POLICIES.md §4,
-// DESIGN.md "Rules of the model"). At every call it walks all runnable jobs, running and waiting, on one
-// basis: remaining work ÷ the rate on the fastest type the job may use (its best-case remaining time),
-// ties by arrival then trace order, counting GPUs per type. A waiting job takes the fastest type with
-// room (SKIP walk, so freed GPUs are filled greedily). A running job ranks ahead by the restart cost of a
-// move plus `margin`: a waiting job displaces it only when it is shorter by more than that, so two jobs
-// never swap back and forth. Running jobs left without room are preempted.
+// DESIGN.md "Rules of the model"). Every job, running or waiting, is ranked on one basis: remaining work
+// ÷ its rate on the fastest type it may use (its best-case remaining time), ties by arrival then trace
+// order. At each call the waiting jobs are walked in that order (SKIP: a job that cannot start is passed
+// over, so freed GPUs are filled greedily):
+//   1. A waiting job takes free GPUs first: the fastest type (or the first in cluster order with
+//      `type_order=spec`) that has its gang free.
+//   2. Only when no type has room does it displace running jobs, on the first type in the same order where
+//      enough longer-ranked jobs hold GPUs, longest first, and only if that gains more than it costs:
+//      the longest victim's remaining time (what the job would otherwise wait for) must exceed, summed over
+//      the victims, the job's own remaining time plus each victim's restart cost plus `margin`. With one
+//      victim this is "shorter by more than the restart cost plus the margin" (SRPT with hysteresis); with
+//      several it is the exchange argument of SRPT for a gang: each victim is delayed by the whole job.
+//   3. A displaced job moves to free GPUs of another type when it fits there (`migrate=true`, a migration),
+//      else it is preempted and waits with its remaining work.
+//   4. With `migrate=true`, GPUs still free after the walk (no waiting job could use them) take running
+//      jobs up from slower types, shortest first, when that finishes them sooner by more than the restart
+//      cost plus the margin.
+// Why free GPUs first and no displacement for speed alone: taking a running job's fast GPU while a slower
+// one is free buys the newcomer seconds for a move out and a move back of the other job; on the bundled
+// heterogeneous cluster that cascade made 7.6 preemptions and moves per job (README "srtf churn").
 //
-// A running job is re-placed as Tiresias does (`migrate=true`, the default): it moves up to the fastest
-// type with room when that finishes it sooner by more than the restart cost plus the margin, and over to
-// another type (instead of a preemption) when shorter jobs took its own. With `migrate=false` it keeps
-// its GPUs if its type still has room. Every move is a preemption and a restart at the same instant,
-// counted as a migration.
+// `srsf` (POLICIES.md §4, Tiresias's `shortest-gpu`) ranks on remaining time × GPUs, and weighs the
+// restart cost and the margin by the victim's GPUs.
 //
-// `srsf` (POLICIES.md §4, Tiresias's `shortest-gpu`) is the same walk on remaining time × GPUs, with the
-// hysteresis scaled by the running job's GPUs too.
-//
-// Why migration is the default: without it, a long job that shorter arrivals pushed onto a slow
-// type stays there while the fast types idle (on the bundled trace, srtf's GPU utilization fell to
-// a quarter of fifo's).
+// Cost per call: waiting jobs sit in an ordered set (their keys do not change while they wait); running
+// jobs' keys drift at different speeds, so they are ranked afresh, and only when a displacement or a move
+// is possible: O(changes × log n + running × log running).
 #include "policies/desired_state.hpp"
 #include "policies/displacement_cost.hpp"
 #include "policies/policy.hpp"
 #include "policies/type_choice.hpp"
 
+#include <map>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -38,22 +47,42 @@ public:
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
-    /// (best-case remaining seconds, submit, job): the walk order.
+    /// (best-case remaining seconds [× GPUs], submit, job): the ranking.
     using Key = std::tuple<double, Time, JobIdx>;
     Key key(const ClusterView& view, JobIdx j);
-    /// Whether moving running job j to type t finishes it sooner by more than its displacement cost.
-    bool saves_time(const ClusterView& view, JobIdx j, GpuTypeIdx t) const;
+    void add_waiting(const ClusterView& view, JobIdx j);
+    /// The walk over waiting jobs; `displace` allows step 2.
+    void fill(const ClusterView& view, bool displace);
+    /// Step 2 for waiting job w; true if it was given GPUs.
+    bool displace_for(const ClusterView& view, const Key& w);
+    /// Ranks the running jobs: per type, longest first (victims), built once per call when needed.
+    void rank_running(const ClusterView& view);
+    /// Step 4.
+    bool move_up(const ClusterView& view);
+    /// What displacing running job j must gain, in key units.
+    double cost_of(const ClusterView& view, JobIdx j) const;
 
     TypeOrder order_;
     bool migrate_;
-    DisplacementCost displacement_;  // what a running job's displacement must gain: restart cost + margin
+    DisplacementCost displacement_;  // restart cost + margin
     bool gpu_weighted_;
     std::set<Key> waiting_;
-    std::vector<double> best_rate_;  // per job: its rate on its fastest type (0 = not computed yet)
-    std::vector<Key> running_;   // scratch, rebuilt each call (bounded by the GPU count)
-    std::vector<int> capacity_;  // scratch: GPUs per type not yet claimed in this walk
+    std::map<int, int> waiting_gangs_;  // gang size -> waiting jobs of that size (when to stop the walk)
+    std::vector<double> best_rate_;     // per job: its rate on its fastest type (0 = not computed yet)
+
+    // Scratch of one call (storage kept).
+    std::vector<int> free_;                      // GPUs per type free now, less what this call hands out
+    std::vector<std::vector<Key>> victims_;      // per type: running jobs, longest first
+    std::vector<std::size_t> next_victim_;       // per type: the first not yet displaced
+    bool ranked_ = false;
+    double longest_running_ = 0;                 // the largest running key (before this call's changes)
+    std::vector<std::uint32_t> touched_;         // per job: the call stamp at which it was moved or displaced
+    std::uint32_t stamp_ = 0;
+    std::vector<Key> chosen_;                    // scratch for one displacement
+    std::vector<Key> by_rank_;                   // running jobs, shortest first (step 4)
     std::vector<JobIdx> to_preempt_;
-    DesiredState desired_;       // what the walk selects, turned into preemptions, moves and starts
+    std::map<int, int> unvisited_;               // waiting gangs not yet passed in this walk
+    DesiredState desired_;
 };
 
 }  // namespace dlsim

@@ -81,11 +81,29 @@ TEST_CASE("srtf: preempts only for shorter waiting jobs, fills greedily", "[sche
     CHECK(o.summary.gpu_utilization == Approx(24.0 / 30.0));
 }
 
-TEST_CASE("srtf: running jobs are re-placed: over to a slow type, back to the fast one when it frees", "[schedule][srtf]") {
+TEST_CASE("srtf: a newcomer takes a free slow GPU before it displaces anyone", "[schedule][srtf]") {
     // One fast GPU (3 it/s) and one slow GPU (1 it/s). L needs 300 it (100 s on fast), S 6 it (2 s on fast).
+    //  t=0  L starts on fast.   t=1  S arrives: the slow GPU is free, so S runs there (6 s): 1-7. Taking
+    //  L's fast GPU would gain S 4 s for two moves of L (out and back).
+    const auto in = inputs_from_text(
+        R"({"gpu_types": {"fast": {}, "slow": {}},
+            "node_types": {"f": {"gpu_type": "fast", "gpus": 1}, "s": {"gpu_type": "slow", "gpus": 1}},
+            "racks": [{"node_type": "f", "nodes": 1}, {"node_type": "s", "nodes": 1}]})",
+        R"({"models": {"m": {"throughput": {"fast": 3, "slow": 1}}}})",
+        "job_id,submit_time,num_gpus,duration,model,gpu_type\nL,0,1,100,m,fast\nS,1,1,2,m,fast\n");
+    const auto o = run_policy(in, "srtf");
+    CHECK(finish_s(o, 0) == 100);
+    CHECK(finish_s(o, 1) == 7);
+    CHECK(o.summary.preemptions == 0);
+}
+
+TEST_CASE("srtf: running jobs are re-placed: over to a slow type, back to the fast one when it frees", "[schedule][srtf]") {
+    // One fast GPU (3 it/s) and one slow GPU (1 it/s). L needs 300 it (100 s on fast), S 6 it (2 s on fast)
+    // and may run on fast only.
     //  t=0  L starts on fast.
-    //  t=1  S arrives: S 2 s < L 99 s, so S takes fast. migrate=true: L moves to slow (297 it left);
-    //       migrate=false: L is preempted and the slow GPU idles.
+    //  t=1  S arrives: no free GPU it may use; S 2 s < L 99 s by more than the margin, so S takes fast.
+    //       migrate=true: L moves to the free slow GPU (297 it left); migrate=false: L is preempted and
+    //       the slow GPU idles.
     //  t=3  S done. L moves back to fast with 295 it left: finishes at 3 + 295/3 = 101.333333 s.
     //       Without migration L restarts on fast with 297 it: 3 + 99 = 102 s.
     const auto in = inputs_from_text(
@@ -93,15 +111,67 @@ TEST_CASE("srtf: running jobs are re-placed: over to a slow type, back to the fa
             "node_types": {"f": {"gpu_type": "fast", "gpus": 1}, "s": {"gpu_type": "slow", "gpus": 1}},
             "racks": [{"node_type": "f", "nodes": 1}, {"node_type": "s", "nodes": 1}]})",
         R"({"models": {"m": {"throughput": {"fast": 3, "slow": 1}}}})",
-        "job_id,submit_time,num_gpus,duration,model,gpu_type\nL,0,1,100,m,fast\nS,1,1,2,m,fast\n");
+        "job_id,submit_time,num_gpus,duration,model,gpu_type,allowed_gpu_types\n"
+        "L,0,1,100,m,fast,\nS,1,1,2,m,fast,fast\n");
     const auto moved = run_policy(in, "srtf");
     CHECK(finish_s(moved, 0) == 101.333333);
     CHECK(moved.jobs[0].preemptions == 2);  // each move is a preemption and a restart
+    CHECK(moved.jobs[0].migrations == 2);
     CHECK(finish_s(moved, 1) == 3);
     const auto kept = run_policy(in, "srtf", "migrate=false");
     CHECK(finish_s(kept, 0) == 102);
     CHECK(kept.jobs[0].preemptions == 1);
+    CHECK(kept.jobs[0].migrations == 0);
     CHECK(finish_s(kept, 1) == 3);
+}
+
+TEST_CASE("srtf: a gang displaces running jobs only when the exchange gains", "[schedule][srtf]") {
+    // One node with 2 GPUs. a and b (1 GPU, 10 s) start at 0. c (2 GPUs) arrives at 1, when a and b have
+    // 9 s left each. Displacing both delays each by c's run time; c waits at most the longest victim's 9 s.
+    //  c = 3 s: 9 > (3 + 0.001) + (3 + 0.001): c runs 1-4, a and b resume with 9 s: 4-13 (JCTs 13, 13, 3;
+    //  waiting would give 10, 10, 12).
+    //  c = 5 s: 9 < 2 x 5.001: no displacement (which would give 15, 15, 5 against 10, 10, 14): c 10-15.
+    //  Each victim alone is longer than c in both cases, so a per-job comparison would displace both times.
+    for (const double c : {3.0, 5.0}) {
+        INFO("c = " << c);
+        const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                         "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,0,1,10\nc,1,2," +
+                                             std::to_string(c) + "\n");
+        const auto o = run_policy(in, "srtf");
+        const bool displaced = c == 3.0;
+        CHECK(start_s(o, 2) == (displaced ? 1 : 10));
+        CHECK(finish_s(o, 2) == (displaced ? 4 : 15));
+        CHECK(finish_s(o, 0) == (displaced ? 13 : 10));
+        CHECK(finish_s(o, 1) == (displaced ? 13 : 10));
+        CHECK(o.summary.preemptions == (displaced ? 2u : 0u));
+    }
+}
+
+TEST_CASE("srtf: a move to a faster type happens only when it gains more than the restart cost plus margin",
+          "[schedule][srtf]") {
+    // Types fast (1 GPU, 2 it/s) and slow (1 GPU, 1 it/s); model m; durations on fast. a = 10 it (5 s),
+    // b = 13 it (6.5 s), both at 0: a (shorter) takes fast, b the free slow GPU. At 5 a is done and b has
+    // 8 it left: 8 s where it is, 4 s on fast, a gain of 4 s.
+    //  restart 3 s: 4 > 3 + 0.001 -> b moves: 5 + 3 (restart) + 4 = 12, one migration.
+    //  restart 4 s: 4 < 4 + 0.001 -> b stays: 5 + 8 = 13.   restart 5 s: stays, 13.
+    const std::string cluster = R"({"gpu_types": {"fast": {}, "slow": {}},
+        "node_types": {"nf": {"gpu_type": "fast", "gpus": 1}, "ns": {"gpu_type": "slow", "gpus": 1}},
+        "racks": [{"node_type": "nf", "nodes": 1}, {"node_type": "ns", "nodes": 1}]})";
+    const auto in = inputs_from_text(cluster, R"({"models": {"m": {"throughput": {"fast": 2, "slow": 1}}}})",
+                                     "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
+                                     "a,0,1,5,m,fast\nb,0,1,6.5,m,fast\n");
+    for (const double restart : {3.0, 4.0, 5.0}) {
+        INFO("restart cost " << restart);
+        RunConfig c;
+        c.policy = "srtf";
+        c.out.clear();
+        c.restart_cost = restart;
+        const auto o = simulate(in, c);
+        CHECK(finish_s(o, 0) == 5);
+        CHECK(finish_s(o, 1) == (restart == 3.0 ? 12 : 13));
+        CHECK(o.jobs[1].migrations == (restart == 3.0 ? 1u : 0u));
+        CHECK(o.summary.preemptions == (restart == 3.0 ? 1u : 0u));
+    }
 }
 
 TEST_CASE("srtf: ties go to the earlier arrival, then trace order; equal jobs never thrash", "[schedule][srtf]") {
@@ -193,16 +263,16 @@ TEST_CASE("srtf without migration: a running job keeps a type that has exactly i
 
 TEST_CASE("srtf: a move to a faster type counts as a migration", "[schedule][srtf]") {
     // Types fast (1 GPU, rate 2) and slow (1 GPU, rate 1); model m. Work is duration x rate on the job's
-    // original type (fast): a = 20 it, b = 4 it.
+    // original type (fast): a = 20 it, b = 4 it, and b may run on fast only.
     //  t=0  a starts on fast (10 s left).   t=1: b arrives (2 s on fast) -> b takes fast; a (18 it left)
-    //  moves to slow (18 s) instead of waiting (a preemption that is also a migration).
+    //  moves to the free slow GPU (18 s) instead of waiting (a preemption that is also a migration).
     //  t=3  b done: a (16 it left on slow) moves back to fast: 8 s -> 11.
     const std::string cluster = R"({"gpu_types": {"fast": {}, "slow": {}},
         "node_types": {"nf": {"gpu_type": "fast", "gpus": 1}, "ns": {"gpu_type": "slow", "gpus": 1}},
         "racks": [{"node_type": "nf", "nodes": 1}, {"node_type": "ns", "nodes": 1}]})";
     const auto in = inputs_from_text(cluster, R"({"models": {"m": {"throughput": {"fast": 2, "slow": 1}}}})",
-                                     "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
-                                     "a,0,1,10,m,fast\nb,1,1,2,m,fast\n");
+                                     "job_id,submit_time,num_gpus,duration,model,gpu_type,allowed_gpu_types\n"
+                                     "a,0,1,10,m,fast,\nb,1,1,2,m,fast,fast\n");
     const auto o = run_policy(in, "srtf");
     CHECK(finish_s(o, 1) == 3);
     CHECK(finish_s(o, 0) == 11);
