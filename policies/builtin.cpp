@@ -26,7 +26,7 @@ ParamSpec type_order_param() {
 
 /// `srtf` and `srsf`: one walk, the key weighted by GPUs or not.
 RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool gpu_weighted) {
-    return {std::move(name),
+    return {name,
             std::move(description),
             {type_order_param(),
              {"migrate", ParamType::Bool, "true",
@@ -36,10 +36,15 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
              {"margin", ParamType::Double, "0.001",
               "seconds: a waiting job displaces a running one, or a running job moves to a faster type, only "
               "when that gains more than the restart cost plus this margin (no swapping back and forth)",
-              {}}},
-            [gpu_weighted](const Params& p) {
+              {}},
+             {"tick", ParamType::Double, "0",
+              "seconds: decide only at multiples of this (Helios's simulator loop: 1); 0 = at every change", {}}},
+            [gpu_weighted, name](const Params& p) {
+                const double tick = p.get_double("tick");
+                if (!(tick >= 0 && tick <= 1e9))
+                    throw InputError(fmt::format("policy {}: parameter tick: expected seconds in [0, 1e9], got {}", name, tick));
                 return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
-                                                    p.get_double("margin"), gpu_weighted);
+                                                    p.get_double("margin"), gpu_weighted, to_time(tick));
             }};
 }
 

@@ -31,6 +31,10 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
     for (auto list : {changes.declined, changes.requeued})
         for (JobIdx j : list)
             if (view.job(j).state == JobState::Queued) add_waiting(view, j);
+    if (tick_ > 0 && view.now() % tick_ != 0) {
+        out.next_call = (view.now() / tick_ + 1) * tick_;
+        return;
+    }
 
     ++stamp_;
     ranked_ = false;

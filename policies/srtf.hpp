@@ -21,6 +21,9 @@
 // one is free buys the newcomer seconds for a move out and a move back of the other job; on the bundled
 // heterogeneous cluster that cascade made 7.6 preemptions and moves per job (README "srtf churn").
 //
+// `tick` > 0 decides only at its multiples, as Helios's simulator loop does every second (arrivals and
+// freed GPUs wait for the next tick).
+//
 // `srsf` (POLICIES.md §4, Tiresias's `shortest-gpu`) ranks on remaining time × GPUs, and weighs the
 // restart cost and the margin by the victim's GPUs.
 //
@@ -42,8 +45,9 @@ namespace dlsim {
 class SrtfPolicy final : public Policy {
 public:
     /// `gpu_weighted`: `srsf`, the key is the remaining time × the job's GPUs (wide jobs yield to narrow ones).
-    SrtfPolicy(TypeOrder order, bool migrate, double margin, bool gpu_weighted = false)
-        : order_(order), migrate_(migrate), displacement_(margin), gpu_weighted_(gpu_weighted) {}
+    /// `tick`: decide only at multiples of it (Helios's 1 s loop), 0 = at every change.
+    SrtfPolicy(TypeOrder order, bool migrate, double margin, bool gpu_weighted = false, Time tick = 0)
+        : order_(order), migrate_(migrate), displacement_(margin), gpu_weighted_(gpu_weighted), tick_(tick) {}
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
@@ -66,6 +70,7 @@ private:
     bool migrate_;
     DisplacementCost displacement_;  // restart cost + margin
     bool gpu_weighted_;
+    Time tick_;
     std::set<Key> waiting_;
     std::map<int, int> waiting_gangs_;  // gang size -> waiting jobs of that size (when to stop the walk)
     std::vector<double> best_rate_;     // per job: its rate on its fastest type (0 = not computed yet)

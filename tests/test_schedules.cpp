@@ -174,6 +174,25 @@ TEST_CASE("srtf: a move to a faster type happens only when it gains more than th
     }
 }
 
+TEST_CASE("srtf tick: decisions only at multiples of the tick (Helios's 1 s loop)", "[schedule][srtf]") {
+    // One GPU. a (2 s) arrives at 0.5, b (1 s) at 0.7.
+    //  At every change: a 0.5-0.7; b (1 s) < a (1.8 s left) displaces it: b 0.7-1.7, a 1.7-3.5.
+    //  tick=1: both wait for t=1, where b (1 s) < a (2 s): b 1-2; a 2-4. No preemption.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,0.5,1,2\nb,0.7,1,1\n");
+    const auto events = run_policy(in, "srtf");
+    CHECK(finish_s(events, 1) == 1.7);
+    CHECK(finish_s(events, 0) == 3.5);
+    CHECK(events.summary.preemptions == 1);
+    const auto ticked = run_policy(in, "srtf", "tick=1");
+    CHECK(start_s(ticked, 1) == 1);
+    CHECK(finish_s(ticked, 1) == 2);
+    CHECK(start_s(ticked, 0) == 2);
+    CHECK(finish_s(ticked, 0) == 4);
+    CHECK(ticked.summary.preemptions == 0);
+    CHECK_THROWS_WITH(run_policy(in, "srsf", "tick=-1"), Catch::Contains("policy srsf: parameter tick: expected seconds"));
+}
+
 TEST_CASE("srtf: ties go to the earlier arrival, then trace order; equal jobs never thrash", "[schedule][srtf]") {
     // One GPU; p and q both need 4 s and arrive together: p (first in the trace) runs 0-4, q 4-8.
     // r arrives at 2 needing 2 s: equal to p's remaining 2 s -> the tie goes to p (earlier arrival).
