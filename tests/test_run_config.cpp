@@ -143,9 +143,9 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     srtf.on_bad_line = BadLinePolicy::Skip;
     srtf.timeseries_points = 17;
     srtf.measure = parse_measure_jobs("1:");
-    // srtf's resolved parameters are part of its identity, and srtf gained `margin`: its id moved from
-    // e986620c48bc2977 (251f693) to this. The fifo and filtered ids above and below did not move.
-    CHECK(run_id(srtf, hashes) == "cebb58f2692ecc83");
+    // srtf's resolved parameters are part of its identity: it gained `margin` (id e986620c48bc2977 at
+    // 251f693 -> cebb58f2692ecc83), then `tick` (-> this). The fifo and filtered ids did not move.
+    CHECK(run_id(srtf, hashes) == "d55a218ac06a69ed");
 
     RunConfig filtered;
     apply_config_json(filtered, Json::parse(R"({"time_unit": "min", "status": "completed", "min_gpus": 1,
