@@ -38,13 +38,19 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
               "when that gains more than the restart cost plus this margin (no swapping back and forth)",
               {}},
              {"tick", ParamType::Double, "0",
-              "seconds: decide only at multiples of this (Helios's simulator loop: 1); 0 = at every change", {}}},
+              "seconds: decide only at multiples of this (Helios's simulator loop: 1); 0 = at every change", {}},
+             {"move_up", ParamType::Choice, "idle",
+              "with migrate: running jobs move to a faster type only into GPUs no waiting job takes (idle), or "
+              "also before the waiting jobs when ranked ahead of all of them (ahead: more moves, lower JCT "
+              "under heavy load)",
+              {"idle", "ahead"}}},
             [gpu_weighted, name](const Params& p) {
                 const double tick = p.get_double("tick");
                 if (!(tick >= 0 && tick <= 1e9))
                     throw InputError(fmt::format("policy {}: parameter tick: expected seconds in [0, 1e9], got {}", name, tick));
                 return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
-                                                    p.get_double("margin"), gpu_weighted, to_time(tick));
+                                                    p.get_double("margin"), gpu_weighted, to_time(tick),
+                                                    p.get("move_up") == "ahead");
             }};
 }
 

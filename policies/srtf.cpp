@@ -44,9 +44,11 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
     free_.resize(types);
     for (GpuTypeIdx t = 0; t < types; ++t) free_[t] = view.free_gpus(t);
 
+    // move_up=ahead: running jobs ranked ahead of every waiting job take freed faster GPUs first.
+    if (migrate_ && up_ahead_) move_up(view, true);
     fill(view, true);
     // GPUs no waiting job could use may take running jobs up; what those free may start a waiting job.
-    if (migrate_ && move_up(view)) fill(view, false);
+    if (migrate_ && move_up(view, false)) fill(view, false);
 
     for (JobIdx j : view.running_jobs())
         if (j >= touched_.size() || touched_[j] != stamp_) desired_.keep(j);
@@ -160,14 +162,18 @@ bool SrtfPolicy::displace_for(const ClusterView& view, const Key& w) {
     return false;
 }
 
-bool SrtfPolicy::move_up(const ClusterView& view) {
+bool SrtfPolicy::move_up(const ClusterView& view, bool ahead) {
     if (*std::max_element(free_.begin(), free_.end()) == 0) return false;
     by_rank_.clear();
     for (JobIdx j : view.running_jobs())
         if (j >= touched_.size() || touched_[j] != stamp_) by_rank_.push_back(key(view, j));
     std::sort(by_rank_.begin(), by_rank_.end());
+    // Ahead of the waiting jobs, what a mover leaves goes to them, not to another mover (one move per
+    // freed GPU, no cascade down the types).
+    released_.assign(free_.size(), 0);
     bool moved = false;
     for (const Key& k : by_rank_) {
+        if (ahead && !waiting_.empty() && !(k < *waiting_.begin())) break;
         const JobIdx j = std::get<2>(k);
         const JobInfo& job = view.job(j);
         const auto to = pick_type(view, job, order_, free_);
@@ -177,12 +183,13 @@ bool SrtfPolicy::move_up(const ClusterView& view) {
         // Stalled where it is, or sooner done there by more than the restart cost plus the margin.
         if (job.rate > 0 && !(left / job.rate - left / there > displacement_.seconds(view, j))) continue;
         free_[*to] -= job.alloc_gpus;
-        free_[job.gpu_type] += job.alloc_gpus;
+        (ahead ? released_ : free_)[job.gpu_type] += job.alloc_gpus;
         if (j >= touched_.size()) touched_.resize(std::max<std::size_t>(j + 1, 2 * touched_.size()), 0);
         touched_[j] = stamp_;
         desired_.want(j, *to, job.alloc_gpus);
         moved = true;
     }
+    for (std::size_t t = 0; t < free_.size(); ++t) free_[t] += released_[t];
     return moved;
 }
 

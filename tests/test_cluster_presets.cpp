@@ -32,6 +32,7 @@ const Expected kPresets[] = {
     {"leaf_spine_4to1_v100_pcie.json", 256, 64, 8},       // 8 racks x 8 servers x 4 GPUs
     {"alibaba_lingjun.json", 6776, 847, 119},             // 847 hosts x 8 GPUs, 119 (PSW, ASW) groups
     {"fat_tree_10240.json", 10240, 1280, 40},             // 5 pods x 8 racks x 32 nodes x 8 GPUs
+    {"tiresias_blox_32x4.json", 128, 32, 4},              // 4 racks x 8 servers x 4 GPUs
 };
 
 double up(const Topology& t, VertexIdx v) { return t.links()[t.up(v)].bytes_per_s; }

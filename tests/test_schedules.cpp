@@ -280,6 +280,32 @@ TEST_CASE("srtf without migration: a running job keeps a type that has exactly i
     CHECK(o.summary.preemptions == 0);
 }
 
+TEST_CASE("srtf move_up: idle GPUs only, or ahead of the waiting jobs", "[schedule][srtf]") {
+    // Types fast (1 GPU, 2 it/s) and slow (1 GPU, 1 it/s). a = 2 it (1 s best case), b = 8 it (4 s),
+    // c = 40 it (20 s), all at 0: a takes fast, b the free slow GPU, c waits.
+    //  t=1  a done; b has 7 it left on slow (3.5 s best case, ahead of c's 20).
+    //   idle (default): c takes the free fast GPU: 1 + 20 = 21; b stays: 1 + 7 = 8. No move.
+    //   ahead: b moves up first: 1 + 3.5 = 4.5; c starts on the slow GPU it left. At 4.5 the fast GPU is
+    //   idle and c (36.5 it left: 36.5 s there, 18.25 s on fast) moves up: 4.5 + 18.25 = 22.75.
+    const std::string cluster = R"({"gpu_types": {"fast": {}, "slow": {}},
+        "node_types": {"nf": {"gpu_type": "fast", "gpus": 1}, "ns": {"gpu_type": "slow", "gpus": 1}},
+        "racks": [{"node_type": "nf", "nodes": 1}, {"node_type": "ns", "nodes": 1}]})";
+    const auto in = inputs_from_text(cluster, R"({"models": {"m": {"throughput": {"fast": 2, "slow": 1}}}})",
+                                     "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
+                                     "a,0,1,1,m,fast\nb,0,1,4,m,fast\nc,0,1,20,m,fast\n");
+    const auto idle = run_policy(in, "srtf");
+    CHECK(finish_s(idle, 0) == 1);
+    CHECK(finish_s(idle, 1) == 8);
+    CHECK(finish_s(idle, 2) == 21);
+    CHECK(idle.summary.migrations == 0);
+    const auto ahead = run_policy(in, "srtf", "move_up=ahead");
+    CHECK(finish_s(ahead, 1) == 4.5);
+    CHECK(start_s(ahead, 2) == 1);
+    CHECK(finish_s(ahead, 2) == 22.75);
+    CHECK(ahead.jobs[1].migrations == 1);
+    CHECK(ahead.jobs[2].migrations == 1);
+}
+
 TEST_CASE("srtf: a move to a faster type counts as a migration", "[schedule][srtf]") {
     // Types fast (1 GPU, rate 2) and slow (1 GPU, rate 1); model m. Work is duration x rate on the job's
     // original type (fast): a = 20 it, b = 4 it, and b may run on fast only.
