@@ -29,15 +29,19 @@
 // `srsf` (POLICIES.md §4, Tiresias's `shortest-gpu`) ranks on remaining time × GPUs, and weighs the
 // restart cost and the margin by the victim's GPUs.
 //
-// Cost per call: waiting jobs sit in an ordered set (their keys do not change while they wait); running
-// jobs' keys drift at different speeds, so they are ranked afresh, and only when a displacement or a move
-// is possible: O(changes × log n + running × log running).
-#include "policies/desired_state.hpp"
+// Cost per call, O(changes × log n): waiting jobs sit in an ordered set (their keys do not change while
+// they wait). Running jobs' keys only fall, at different speeds, so they sit per type in max-heaps keyed by
+// their key when last computed, an upper bound: the top is recomputed until it stays on top (stale
+// entries of jobs that left are dropped there, and the heaps are rebuilt when stale entries outnumber
+// live ones). Walks stop once no waiting job can start or displace, and a gang size that failed to
+// displace is not tried again in the same call. Moving running jobs up scans them, but only on a
+// cluster with several types and idle GPUs.
 #include "policies/displacement_cost.hpp"
 #include "policies/policy.hpp"
 #include "policies/type_choice.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -58,18 +62,32 @@ public:
 private:
     /// (best-case remaining seconds [× GPUs], submit, job): the ranking.
     using Key = std::tuple<double, Time, JobIdx>;
+    /// A running job in its type's heap: its key when last computed (an upper bound: keys only fall),
+    /// and the start of the allocation it was pushed for (the entry is stale once the job left it).
+    struct Held {
+        Key key;
+        Time since;
+        bool operator<(const Held& o) const { return key < o.key; }
+    };
     Key key(const ClusterView& view, JobIdx j);
     void add_waiting(const ClusterView& view, JobIdx j);
+    void erase_waiting(std::set<Key>::iterator it, int gang);
     /// The walk over waiting jobs; `displace` allows step 2.
     void fill(const ClusterView& view, bool displace);
     /// Step 2 for waiting job w; true if it was given GPUs.
     bool displace_for(const ClusterView& view, const Key& w);
-    /// Ranks the running jobs: per type, longest first (victims), built once per call when needed.
-    void rank_running(const ClusterView& view);
+    /// The longest running job on type t, its key brought up to date, or nullptr; stale entries are dropped.
+    const Held* longest_on(const ClusterView& view, GpuTypeIdx t);
+    /// The largest running key over all types (an upper bound is enough: it only stops walks early).
+    double longest_running(const ClusterView& view);
+    void hold(JobIdx j, GpuTypeIdx t, const Key& k, Time now);
     /// Step 4 (`ahead`: before the walk, for jobs ranked ahead of every waiting one); true if one moved.
     bool move_up(const ClusterView& view, bool ahead);
     /// What displacing running job j must gain, in key units.
     double cost_of(const ClusterView& view, JobIdx j) const;
+    void start(JobIdx j, GpuTypeIdx t, int n, const Key& k, Time now);
+    void move(const ClusterView& view, JobIdx j, GpuTypeIdx t, Time now);
+    void emit(Decisions& out) const;
 
     TypeOrder order_;
     bool migrate_;
@@ -78,23 +96,31 @@ private:
     Time tick_;
     bool up_ahead_;
     std::set<Key> waiting_;
-    std::map<int, int> waiting_gangs_;  // gang size -> waiting jobs of that size (when to stop the walk)
-    std::vector<double> best_rate_;     // per job: its rate on its fastest type (0 = not computed yet)
+    std::map<int, int> waiting_gangs_;     // gang size -> waiting jobs of that size (when to stop the walk)
+    std::vector<double> best_rate_;        // per job: its rate on its fastest type (0 = not computed yet)
+    std::vector<std::vector<Held>> held_;  // per type: max-heap of running jobs (with stale entries)
+    std::size_t running_ = 0;              // running jobs after the last call (when to rebuild held_)
 
     // Scratch of one call (storage kept).
-    std::vector<int> free_;                      // GPUs per type free now, less what this call hands out
-    std::vector<std::vector<Key>> victims_;      // per type: running jobs, longest first
-    std::vector<std::size_t> next_victim_;       // per type: the first not yet displaced
-    bool ranked_ = false;
-    double longest_running_ = 0;                 // the largest running key (before this call's changes)
-    std::vector<std::uint32_t> touched_;         // per job: the call stamp at which it was moved or displaced
+    std::vector<int> free_;                   // GPUs per type free now, less what this call hands out
+    std::vector<std::uint32_t> touched_;      // per job: the call stamp at which it was moved or displaced
     std::uint32_t stamp_ = 0;
-    std::vector<Key> chosen_;                    // scratch for one displacement
-    std::vector<Key> by_rank_;                   // running jobs, shortest first (step 4)
-    std::vector<int> released_;                  // per type: GPUs movers left (step 4, ahead)
-    std::vector<JobIdx> to_preempt_;
-    std::map<int, int> unvisited_;               // waiting gangs not yet passed in this walk
-    DesiredState desired_;
+    double longest_ = 0;
+    bool longest_known_ = false;
+    std::vector<Held> chosen_;                // victims of one displacement
+    std::vector<Key> by_rank_;                // running jobs, shortest first (step 4)
+    std::vector<int> released_;               // per type: GPUs movers left (step 4, ahead)
+    std::map<int, int> unvisited_;            // waiting gangs not yet passed in this walk
+    std::vector<std::pair<int, GpuTypeMask>> cannot_displace_;  // (gang, types) that failed in this call
+    struct Wish {
+        JobIdx job;
+        GpuTypeIdx gpu_type;
+        int num_gpus;
+    };
+    std::vector<JobIdx> preempt_;             // displaced and moving jobs, preempted first
+    std::vector<JobIdx> requeue_;             // of those, the ones that wait again
+    std::vector<Wish> starts_;                // then started, in priority order (moves too)
+    std::vector<std::pair<GpuTypeIdx, Held>> holding_;  // heap entries of this call's starts and moves
 };
 
 }  // namespace dlsim

@@ -111,6 +111,6 @@ TEST_CASE("srtf churn: 20,000 generated jobs on the bundled heterogeneous cluste
     }
     CHECK(finished == 20000);
     CHECK(static_cast<double>(preemptions) / 20000 <= 2.0);
-    CHECK(preemptions == 36641);  // pinned: moves included (788 of them)
+    CHECK(preemptions == 36603);  // pinned: moves included (1,068 of them)
     CHECK(same_type_restarts(events) == 0);
 }
