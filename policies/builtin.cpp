@@ -136,7 +136,9 @@ void register_builtin_policies(PolicyRegistry& r) {
              "distribution: x (1 + u), or / (1 + |u|) for u < 0); either x estimate_factor",
              {"oracle", "noisy"}},
             {"estimate_factor", ParamType::Double, "1",
-             "EASY's runtime estimates: the true (or noisy) run time × this (>= 1; 1 with estimate=oracle: the truth)", {}}},
+             "EASY's runtime estimates: the true (or noisy) run time × this (>= 1; 1 with estimate=oracle: the "
+             "truth)",
+             {}}},
            [](const Params& p, const MakeContext& context) {
                const double factor = p.get_double("estimate_factor");
                if (!(factor >= 1 && factor <= 1e6))

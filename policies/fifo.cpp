@@ -50,10 +50,8 @@ void FifoPolicy::backfill(const ClusterView& view, Decisions& out) {
             if (job.gpu_type != t) continue;
             // Estimated end: its start plus the estimate of its run there (the truth × the multiplier), or
             // now if that has passed (an under-estimated job is expected to end any moment).
-            const Time end = job.finish == kNever
-                                 ? kNever
-                                 : std::max(now, job.stint_start + static_cast<Time>(estimate_multiplier(r) *
-                                                                                      static_cast<double>(job.finish - job.stint_start)));
+            const double run = estimate_multiplier(r) * static_cast<double>(job.finish - job.stint_start);
+            const Time end = job.finish == kNever ? kNever : std::max(now, job.stint_start + static_cast<Time>(run));
             ends_.emplace_back(end, job.alloc_gpus);
         }
         std::sort(ends_.begin(), ends_.end());

@@ -156,6 +156,12 @@ TEST_CASE("qssf lazy_priority: arrivals that find no queue start by GPU count be
     check_schedule(in, run_policy(in, "qssf", "estimator=oracle"), start_d, finish_d);
     const double start_l[] = {20, 0, 5}, finish_l[] = {30, 20, 6};
     check_schedule(in, run_seeded(in, "qssf", 0, {"estimator=oracle", "lazy_priority=true"}), start_l, finish_l);
+    // qssf's default (history) has no history before t=30: the prior, 3600 s × GPUs, ranks b (3600) and
+    // c (3600, arrived later) ahead of a (7200): the lazy schedule again.
+    check_schedule(in, run_policy(in, "qssf"), start_l, finish_l);
+    // A preset is a parameter set: its parameters can still be overridden.
+    check_schedule(in, run_seeded(in, "helios-qssf", 0, {"estimator=oracle", "lazy_priority=false"}), start_d,
+                   finish_d);
 }
 
 TEST_CASE("helios-qssf: Helios's noisy oracle (negative estimates first) against qssf's history prior",
