@@ -3,6 +3,7 @@
 #include "policies/consolidated_placer.hpp"
 #include "policies/fifo.hpp"
 #include "policies/las.hpp"
+#include "policies/qssf.hpp"
 #include "policies/random_placer.hpp"
 #include "policies/registry.hpp"
 #include "policies/sjf.hpp"
@@ -13,6 +14,9 @@
 #include "policies/topology_aware_placer.hpp"
 
 #include <fmt/format.h>
+
+#include <map>
+#include <optional>
 
 namespace dlsim {
 
@@ -54,6 +58,82 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
             }};
 }
 
+/// Param specs with some defaults replaced: a peer preset is its policy with a named parameter set, and
+/// the run's echo of the resolved parameters shows exactly what it means.
+std::vector<ParamSpec> with_defaults(std::vector<ParamSpec> specs, const std::map<std::string, std::string>& defaults) {
+    for (ParamSpec& s : specs)
+        if (auto it = defaults.find(s.name); it != defaults.end()) s.default_value = it->second;
+    return specs;
+}
+
+/// `sjf` and its presets.
+RegistryEntry<Policy> sjf_entry(std::string name, std::string description,
+                                const std::map<std::string, std::string>& defaults) {
+    std::vector<ParamSpec> specs{
+        type_order_param(),
+        {"key", ParamType::Choice, "duration",
+         "what 'shortest' means: run time on the reference type, that × GPUs, or the number of GPUs",
+         {"duration", "gpu_time", "gpus"}},
+        {"strict", ParamType::Bool, "true",
+         "stop at the first queued job that does not fit (head-of-line blocking); false: skip it", {}},
+        {"preemptive", ParamType::Bool, "false",
+         "re-walk all jobs, running ones included, at every call and preempt those left without room (Tiresias; "
+         "needs strict=false)",
+         {}},
+        {"margin", ParamType::Double, "0.001",
+         "seconds (preemptive, time keys): a waiting job displaces a running one only when its key is smaller by "
+         "more than the restart cost plus this (x GPUs for gpu_time); key=gpus: strictly fewer GPUs",
+         {}}};
+    return {name, std::move(description), with_defaults(std::move(specs), defaults), [name](const Params& p) {
+                const bool preemptive = p.get_bool("preemptive");
+                if (preemptive && p.get_bool("strict"))
+                    throw InputError("policy " + name +
+                                     ": parameter strict: a preemptive walk passes over jobs that do not fit "
+                                     "(Tiresias); set strict=false");
+                const double margin = p.get_double("margin");
+                if (!(margin >= 0 && margin <= 1e9))
+                    throw InputError(fmt::format("policy {}: parameter margin: expected seconds in [0, 1e9], got {}",
+                                                 name, margin));
+                return std::make_unique<SjfPolicy>(parse_type_order(p.get("type_order")), parse_sjf_key(p.get("key")),
+                                                   p.get_bool("strict"), preemptive, margin);
+            }};
+}
+
+/// `qssf` and its preset.
+RegistryEntry<Policy> qssf_entry(std::string name, std::string description,
+                                 const std::map<std::string, std::string>& defaults) {
+    std::vector<ParamSpec> specs{
+        type_order_param(),
+        {"estimator", ParamType::Choice, "history",
+         "predicted GPU time: mean duration of finished jobs with the same history_key x GPUs; the oracle; or the "
+         "oracle x (1 + u) with Helios's seeded noise (may be negative)",
+         {"history", "oracle", "helios-noise"}},
+        {"history_key", ParamType::Choice, "model+gpus",
+         "history buckets: (model, GPUs), falling back to model, GPUs, all jobs; or GPUs alone (a trace "
+         "without models has only GPUs either way)",
+         {"model+gpus", "gpus"}},
+        {"prior", ParamType::Double, "3600",
+         "seconds assumed per GPU before any job has finished (history), so the first jobs rank by GPU count",
+         {}},
+        {"strict", ParamType::Bool, "true",
+         "stop at the first queued job that does not fit (Helios); false: skip it", {}},
+        {"lazy_priority", ParamType::Bool, "false",
+         "Helios's quirk: when only this instant's arrivals wait, start them by GPU count before giving them "
+         "a priority",
+         {}}};
+    return {name, std::move(description), with_defaults(std::move(specs), defaults),
+            [name](const Params& p, const MakeContext& context) {
+                const double prior = p.get_double("prior");
+                if (!(prior >= 0 && prior <= 1e9))
+                    throw InputError(fmt::format("policy {}: parameter prior: expected seconds in [0, 1e9], got {}",
+                                                 name, prior));
+                return std::make_unique<QssfPolicy>(
+                    parse_type_order(p.get("type_order")), parse_qssf_estimator(p.get("estimator")),
+                    parse_qssf_history_key(p.get("history_key")), prior, p.get_bool("strict"),
+                    p.get_bool("lazy_priority"), context.seed);
+            }};
+}
+
 }  // namespace
 
 void register_builtin_policies(PolicyRegistry& r) {
@@ -62,14 +142,22 @@ void register_builtin_policies(PolicyRegistry& r) {
             {"backfill", ParamType::Choice, "none",
              "easy: later jobs may start if they do not delay the head's reservation (EASY, per type pool)",
              {"none", "easy"}},
+            {"estimate", ParamType::Choice, "oracle",
+             "EASY's runtime estimates: the true run time, or a seeded noisy one per job (Helios's error "
+             "distribution: x (1 + u), or / (1 + |u|) for u < 0); either x estimate_factor",
+             {"oracle", "noisy"}},
             {"estimate_factor", ParamType::Double, "1",
-             "EASY's runtime estimates: the true run time × this (>= 1; 1 = oracle)", {}}},
-           [](const Params& p) {
+             "EASY's runtime estimates: the true (or noisy) run time × this (>= 1; 1 with estimate=oracle: the "
+             "truth)",
+             {}}},
+           [](const Params& p, const MakeContext& context) {
                const double factor = p.get_double("estimate_factor");
                if (!(factor >= 1 && factor <= 1e6))
                    throw InputError(fmt::format("policy fifo: parameter estimate_factor: expected a number in [1, 1e6], got {}", factor));
+               std::optional<EstimateNoise> noise;
+               if (p.get("estimate") == "noisy") noise.emplace(context.seed);
                return std::make_unique<FifoPolicy>(parse_type_order(p.get("type_order")), p.get("backfill") == "easy",
-                                                   factor);
+                                                   factor, noise);
            }});
     r.add(srtf_entry("srtf", "preemptive shortest remaining time first (oracle on remaining work), greedy fill", false));
     r.add(srtf_entry("srsf",
@@ -118,17 +206,24 @@ void register_builtin_policies(PolicyRegistry& r) {
                return std::make_unique<TiresiasPolicy>(parse_type_order(p.get("type_order")), th,
                                                        p.get("service") == "gpu", knob);
            }});
-    r.add({"sjf", "non-preemptive shortest job first on an oracle estimate (Helios); strict walk by default",
-           {type_order_param(),
-            {"key", ParamType::Choice, "duration",
-             "what 'shortest' means: run time on the reference type, that × GPUs, or the number of GPUs",
-             {"duration", "gpu_time", "gpus"}},
-            {"strict", ParamType::Bool, "true",
-             "stop at the first queued job that does not fit (head-of-line blocking); false: skip it", {}}},
-           [](const Params& p) {
-               return std::make_unique<SjfPolicy>(parse_type_order(p.get("type_order")), parse_sjf_key(p.get("key")),
-                                                  p.get_bool("strict"));
-           }});
+    // sjf, its peer presets and qssf (POLICIES.md §3, §7, §16.1).
+    r.add(sjf_entry("sjf", "shortest job first on an oracle estimate; non-preemptive and strict by default (Helios)",
+                    {}));
+    r.add(sjf_entry("helios-sjf",
+                    "Helios's sjf: non-preemptive, oracle duration, strict walk, GPU types ignored (cluster order)",
+                    {{"type_order", "spec"}}));
+    r.add(sjf_entry("tiresias-sjf",
+                    "Tiresias's smallest-first: fewest GPUs first, preemptive re-walk of all jobs (SKIP), types "
+                    "ignored",
+                    {{"type_order", "spec"}, {"key", "gpus"}, {"preemptive", "true"}, {"strict", "false"}}));
+    r.add(qssf_entry("qssf",
+                     "non-preemptive quasi-shortest-service-first (Helios): ranked by predicted GPU time from the "
+                     "history of finished jobs; strict walk",
+                     {}));
+    r.add(qssf_entry("helios-qssf",
+                     "Helios's qssf on Philly: seeded noisy oracle (PhillyEstimator), lazy priorities, strict walk, "
+                     "GPU types ignored",
+                     {{"type_order", "spec"}, {"estimator", "helios-noise"}, {"lazy_priority", "true"}}));
 }
 
 void register_builtin_placers(PlacerRegistry& r) {

@@ -48,11 +48,10 @@ void FifoPolicy::backfill(const ClusterView& view, Decisions& out) {
         for (JobIdx r : view.running_jobs()) {
             const JobInfo& job = view.job(r);
             if (job.gpu_type != t) continue;
-            // Estimated end: its start plus the estimate of its run there (the truth × the factor).
-            const Time end = job.finish == kNever
-                                 ? kNever
-                                 : job.stint_start +
-                                       static_cast<Time>(factor_ * static_cast<double>(job.finish - job.stint_start));
+            // Estimated end: its start plus the estimate of its run there (the truth × the multiplier), or
+            // now if that has passed (an under-estimated job is expected to end any moment).
+            const double run = estimate_multiplier(r) * static_cast<double>(job.finish - job.stint_start);
+            const Time end = job.finish == kNever ? kNever : std::max(now, job.stint_start + static_cast<Time>(run));
             ends_.emplace_back(end, job.alloc_gpus);
         }
         std::sort(ends_.begin(), ends_.end());
@@ -75,7 +74,8 @@ void FifoPolicy::backfill(const ClusterView& view, Decisions& out) {
         const auto t = pick_type(view, job, order_, available_);
         bool start = t.has_value();
         if (start && where && *t == *where) {
-            const double seconds = factor_ * job.remaining_at(now) / view.rates().rate(job.model, *t, job.num_gpus);
+            const double seconds =
+                estimate_multiplier(j) * job.remaining_at(now) / view.rates().rate(job.model, *t, job.num_gpus);
             const bool ends_in_time = shadow != kNever && now + to_time(seconds) <= shadow;
             start = ends_in_time || job.num_gpus <= extra;
             if (start && !ends_in_time) extra -= job.num_gpus;

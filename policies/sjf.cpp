@@ -1,6 +1,10 @@
 #include "policies/sjf.hpp"
 
 #include "models/base/input_error.hpp"
+#include "policies/priority_walk.hpp"
+#include "policies/runtime_estimate.hpp"
+
+#include <algorithm>
 
 namespace dlsim {
 
@@ -14,9 +18,7 @@ SjfKey parse_sjf_key(const std::string& value) {
 double SjfPolicy::key_of(const ClusterView& view, JobIdx j) const {
     const JobInfo& job = view.job(j);
     if (key_ == SjfKey::Gpus) return job.num_gpus;
-    const GpuTypeIdx ref = view.cluster().reference_gpu_type;
-    const GpuTypeIdx t = (job.runnable >> ref) & 1 ? ref : fastest_type(view, job);
-    const double duration = job.work / view.rates().rate(job.model, t, job.num_gpus);
+    const double duration = reference_duration(view, job);
     return key_ == SjfKey::GpuTime ? duration * job.num_gpus : duration;
 }
 
@@ -26,7 +28,12 @@ void SjfPolicy::decide(const ClusterView& view, const Changes& changes, Decision
     for (JobIdx j : changes.arrived) enqueue(view, j);
     // A declined start (the placer could not fit it) and a job the engine requeued wait again in order.
     for (auto list : {changes.declined, changes.requeued})
-        for (JobIdx j : list) enqueue(view, j);
+        for (JobIdx j : list)
+            if (view.job(j).state == JobState::Queued) enqueue(view, j);
+    if (preemptive_) {
+        walk_preemptive(view, out);
+        return;
+    }
     const std::size_t types = view.cluster().gpu_types.size();
     available_.resize(types);
     int free = 0;
@@ -45,6 +52,24 @@ void SjfPolicy::decide(const ClusterView& view, const Changes& changes, Decision
         free -= job.num_gpus;
         it = queue_.erase(it);
     }
+}
+
+void SjfPolicy::walk_preemptive(const ClusterView& view, Decisions& out) {
+    running_.clear();
+    for (JobIdx j : view.running_jobs()) {
+        Key k{key_of(view, j), view.job(j).submit, j};
+        // The incumbent's head start: nothing for key=gpus (the walk keeps a running job on a tie), the
+        // restart cost plus the margin in the key's units for the time keys.
+        if (key_ != SjfKey::Gpus) {
+            const double cost = displacement_.seconds(view, j);
+            std::get<0>(k) -= key_ == SjfKey::GpuTime ? cost * view.job(j).alloc_gpus : cost;
+        }
+        running_.push_back(k);
+    }
+    std::sort(running_.begin(), running_.end());
+    walk_priority(view, order_, running_, queue_, available_, desired_, to_preempt_, [](JobIdx) {});
+    for (JobIdx j : to_preempt_) enqueue(view, j);
+    desired_.emit(view, out);
 }
 
 }  // namespace dlsim
