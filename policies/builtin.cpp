@@ -28,11 +28,20 @@ ParamSpec type_order_param() {
             {"fastest", "spec"}};
 }
 
-/// `srtf` and `srsf`: one walk, the key weighted by GPUs or not.
-RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool gpu_weighted) {
+/// Param specs with some defaults replaced: a peer preset is its policy with a named parameter set, and
+/// the run's echo of the resolved parameters shows exactly what it means.
+std::vector<ParamSpec> with_defaults(std::vector<ParamSpec> specs, const std::map<std::string, std::string>& defaults) {
+    for (ParamSpec& s : specs)
+        if (auto it = defaults.find(s.name); it != defaults.end()) s.default_value = it->second;
+    return specs;
+}
+
+/// `srtf`, `srsf` and their presets: one walk, the key weighted by GPUs or not.
+RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool gpu_weighted,
+                                 const std::map<std::string, std::string>& defaults = {}) {
     return {name,
             std::move(description),
-            {type_order_param(),
+            with_defaults({type_order_param(),
              {"migrate", ParamType::Bool, "true",
               "re-place running jobs at every call: move to a faster type that freed up, or to another type instead "
               "of a preemption (each move is a restart)",
@@ -48,6 +57,7 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
               "also before the waiting jobs when ranked ahead of all of them (ahead: more moves, lower JCT "
               "under heavy load)",
               {"idle", "ahead"}}},
+                          defaults),
             [gpu_weighted, name](const Params& p) {
                 const double tick = p.get_double("tick");
                 if (!(tick >= 0 && tick <= 1e9))
@@ -56,14 +66,6 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
                                                     p.get_double("margin"), gpu_weighted, to_time(tick),
                                                     p.get("move_up") == "ahead");
             }};
-}
-
-/// Param specs with some defaults replaced: a peer preset is its policy with a named parameter set, and
-/// the run's echo of the resolved parameters shows exactly what it means.
-std::vector<ParamSpec> with_defaults(std::vector<ParamSpec> specs, const std::map<std::string, std::string>& defaults) {
-    for (ParamSpec& s : specs)
-        if (auto it = defaults.find(s.name); it != defaults.end()) s.default_value = it->second;
-    return specs;
 }
 
 /// `sjf` and its presets.
@@ -163,6 +165,10 @@ void register_builtin_policies(PolicyRegistry& r) {
     r.add(srtf_entry("srsf",
                      "preemptive shortest remaining service first: srtf on remaining time x GPUs (Tiresias shortest-gpu)",
                      true));
+    r.add(srtf_entry("helios-srtf",
+                     "Helios's srtf (SC'21 simulator): decisions every 1 s, no moves between types, GPU types ignored; "
+                     "its checkpoint charges (7/30/60 s by gang size) are the run's --restart-model helios",
+                     false, {{"tick", "1"}, {"migrate", "false"}, {"type_order", "spec"}}));
     r.add({"las", "preemptive least attained service (GPU-seconds by default), re-ranked every quantum; SKIP walk",
            {type_order_param(),
             {"service", ParamType::Choice, "gpu", "attained service counted in GPU-seconds (gpu) or seconds held (wall)",

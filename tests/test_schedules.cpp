@@ -174,7 +174,7 @@ TEST_CASE("srtf: a move to a faster type happens only when it gains more than th
     }
 }
 
-TEST_CASE("srtf tick: decisions only at multiples of the tick (Helios's 1 s loop)", "[schedule][srtf]") {
+TEST_CASE("srtf tick and the helios-srtf preset: decisions only at multiples of the tick (Helios's 1 s loop)", "[schedule][srtf]") {
     // One GPU. a (2 s) arrives at 0.5, b (1 s) at 0.7.
     //  At every change: a 0.5-0.7; b (1 s) < a (1.8 s left) displaces it: b 0.7-1.7, a 1.7-3.5.
     //  tick=1: both wait for t=1, where b (1 s) < a (2 s): b 1-2; a 2-4. No preemption.
@@ -190,6 +190,11 @@ TEST_CASE("srtf tick: decisions only at multiples of the tick (Helios's 1 s loop
     CHECK(start_s(ticked, 0) == 2);
     CHECK(finish_s(ticked, 0) == 4);
     CHECK(ticked.summary.preemptions == 0);
+    // The helios-srtf preset decides every second as Helios's loop does: the ticked schedule.
+    const auto helios = run_policy(in, "helios-srtf");
+    CHECK(finish_s(helios, 1) == 2);
+    CHECK(finish_s(helios, 0) == 4);
+    CHECK(helios.summary.preemptions == 0);
     CHECK_THROWS_WITH(run_policy(in, "srsf", "tick=-1"), Catch::Contains("policy srsf: parameter tick: expected seconds"));
 }
 
