@@ -189,7 +189,7 @@ void register_builtin_policies(PolicyRegistry& r) {
             {"weights", ParamType::Text, "",
              "name:weight pairs of VCs or users, comma-separated (e.g. 'vcA:2,vcB:1'); unnamed ones weigh 1", {}},
             {"preempt", ParamType::Bool, "false",
-             "evict youngest-first the jobs of principals that stay above a waiting lower-share principal", {}},
+             "evict youngest-first the jobs of principals that stay at or above a waiting lower-share one after the swap", {}},
             {"margin", ParamType::Double, "0.001",
              "seconds: preempt=true evicts a job only after its current stint ran its restart cost plus this", {}}},
            [](const Params& p, const MakeContext& context) {

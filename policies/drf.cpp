@@ -42,6 +42,7 @@ void DrfPolicy::update(const ClusterView& view, std::uint32_t p, F change) {
 
 void DrfPolicy::enqueue(const ClusterView& view, JobIdx j) {
     const JobInfo& job = view.job(j);
+    if (j >= evicted_.size()) evicted_.resize(std::max<std::size_t>(j + 1, 2 * evicted_.size()), 0);
     update(view, principal_of(job, j), [&](Principal& pr) { pr.queue.insert({job.submit, j}); });
 }
 
@@ -64,7 +65,7 @@ std::pair<JobIdx, GpuTypeIdx> DrfPolicy::first_fit(const ClusterView& view, cons
     const int widest = *std::max_element(available_.begin(), available_.end());
     for (const auto& [submit, j] : p.queue) {
         const JobInfo& job = view.job(j);
-        if (job.num_gpus > widest) continue;
+        if (job.num_gpus > widest || evicted_[j] == call_) continue;  // an evicted job waits for the next call
         if (auto t = pick_type(view, job, order_, available_)) return {j, *t};
     }
     return {kNoJob, 0};
@@ -99,7 +100,6 @@ void DrfPolicy::fill(const ClusterView& view, Decisions& out) {
 
 void DrfPolicy::evict_for_waiting(const ClusterView& view, Decisions& out) {
     const Time now = view.now();
-    ++call_;
     // Candidates youngest first: the latest start (of the current stint), ties to the higher id.
     by_age_.assign(view.running_jobs().begin(), view.running_jobs().end());
     std::sort(by_age_.begin(), by_age_.end(), [&](JobIdx a, JobIdx b) {
@@ -112,6 +112,10 @@ void DrfPolicy::evict_for_waiting(const ClusterView& view, Decisions& out) {
         Principal& pr = principals_[p];
         const JobIdx j = pr.queue.begin()->second;  // only the head may evict (FIFO inside a principal)
         const JobInfo& job = view.job(j);
+        if (evicted_[j] == call_) {  // evicted in this call: it does not come back at the same instant
+            ++it;
+            continue;
+        }
         const double after_p = (pr.held + job.num_gpus) / weight(p);
         Time eligible_at = kNever;
         // The victims on type t, youngest first, that keep their principal at or above p after the swap
@@ -169,6 +173,7 @@ void DrfPolicy::evict_for_waiting(const ClusterView& view, Decisions& out) {
 void DrfPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
     total_gpus_ = static_cast<double>(view.cluster().num_gpus());
     next_call_ = kNever;
+    ++call_;
     for (JobIdx j : changes.finished) release(view, j);
     for (auto list : {changes.declined, changes.requeued})
         for (JobIdx j : list) {
@@ -179,10 +184,10 @@ void DrfPolicy::decide(const ClusterView& view, const Changes& changes, Decision
 
     const std::size_t types = view.cluster().gpu_types.size();
     available_.resize(types);
+    room_.resize(types);
     for (GpuTypeIdx t = 0; t < types; ++t) available_[t] = view.free_gpus(t);
     fill(view, out);
     if (preempt_ && !active_.empty() && !view.running_jobs().empty()) {
-        if (evicted_.size() < holding_.size()) evicted_.resize(holding_.size(), 0);
         const std::size_t before = out.actions.size();
         evict_for_waiting(view, out);
         if (out.actions.size() != before) fill(view, out);  // what evictions freed beyond the gangs they served

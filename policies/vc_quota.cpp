@@ -149,7 +149,7 @@ void VcQuotaPolicy::start(const ClusterView& view, JobIdx j, GpuTypeIdx t, Kind 
     const JobInfo& job = view.job(j);
     Vc& vc = vcs_[job.vc];
     vc.queue.erase({job.submit, j});
-    held(j) = {kind, t, view.now(), call_};
+    held(j) = {kind, t, view.now(), call_, held(j).evicted};
     if (kind == Kind::Guaranteed) {
         vc.used[t] += job.num_gpus;
         vc.used_total += job.num_gpus;
@@ -194,6 +194,7 @@ void VcQuotaPolicy::reclaim(const ClusterView& view, GpuTypeIdx t, int need, Dec
         if (h.type != t || h.call == call_) continue;
         const JobInfo& job = view.job(j);
         out.preempt(j);
+        held_[j].evicted = call_;
         available_[t] += job.num_gpus;
         release(view, j);
         enqueue(view, j);
@@ -225,6 +226,10 @@ void VcQuotaPolicy::serve_guaranteed(const ClusterView& view, Decisions& out) {
             continue;
         }
         const JobInfo& job = view.job(j);
+        if (held(j).evicted == call_) {  // reclaimed at this instant: it waits for the next call
+            blocked_.push_back(v);
+            continue;
+        }
         for (GpuTypeIdx t = 0; t < fit_.size(); ++t) fit_[t] = std::min(available_[t], room(vc, t));
         auto t = pick_type(view, job, order_, fit_);
         if (!t && borrow_) {
@@ -258,6 +263,7 @@ void VcQuotaPolicy::lend(const ClusterView& view, Decisions& out) {
         heads_.pop_back();
         Vc& vc = vcs_[v];
         const JobInfo& job = view.job(j);
+        if (held(j).evicted == call_) continue;  // reclaimed at this instant: it waits for the next call
         // Within its quota if it fits there (as pass 1 would), else on idle GPUs, else the VC waits (strict).
         for (GpuTypeIdx t = 0; t < fit_.size(); ++t) fit_[t] = std::min(available_[t], room(vc, t));
         Kind kind = Kind::Guaranteed;

@@ -58,7 +58,8 @@ private:
         Kind kind = Kind::None;
         GpuTypeIdx type = 0;
         Time since = 0;
-        std::uint32_t call = 0;  // the call that started it (not reclaimed in that call)
+        std::uint32_t call = 0;     // the call that started it (not reclaimed in that call)
+        std::uint32_t evicted = 0;  // the call that reclaimed it (not restarted in that call)
     };
     struct Vc {
         VcQuota quota;
