@@ -1,6 +1,7 @@
 // The built-in policies and placers, registered explicitly.
 #include "models/base/input_error.hpp"
 #include "policies/consolidated_placer.hpp"
+#include "policies/drf.hpp"
 #include "policies/fifo.hpp"
 #include "policies/las.hpp"
 #include "policies/qssf.hpp"
@@ -12,11 +13,14 @@
 #include "policies/strict_locality_placer.hpp"
 #include "policies/tiresias.hpp"
 #include "policies/topology_aware_placer.hpp"
+#include "policies/vc_quota.hpp"
 
 #include <fmt/format.h>
 
 #include <map>
 #include <optional>
+#include <algorithm>
+#include <charconv>
 
 namespace dlsim {
 
@@ -136,6 +140,60 @@ RegistryEntry<Policy> qssf_entry(std::string name, std::string description,
             }};
 }
 
+
+/// drf's `weights` ("name:weight,..."), by the dense ids of the trace's VCs or users; missing names weigh 1.
+std::vector<double> parse_drf_weights(const std::string& text, const std::vector<std::string>& names,
+                                      const char* what) {
+    std::vector<double> weights(names.size(), 1.0);
+    if (text.empty()) return weights;
+    for (std::size_t start = 0; start <= text.size();) {
+        const std::size_t cut = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, cut - start);
+        const std::size_t colon = item.rfind(':');
+        const std::string name = colon == std::string::npos ? item : item.substr(0, colon);
+        double w = 0;
+        const char* b = item.data() + (colon == std::string::npos ? item.size() : colon + 1);
+        const char* e = item.data() + item.size();
+        const auto [p, ec] = std::from_chars(b, e, w);
+        if (colon == std::string::npos || b == e || ec != std::errc() || p != e || !(w > 0 && w <= 1e9))
+            throw InputError(fmt::format("policy drf: parameter weights: expected name:weight pairs with weights in "
+                                         "(0, 1e9], comma-separated (e.g. 'vcA:2,vcB:1'), got '{}'", item));
+        const auto it = std::find(names.begin() + 1, names.end(), name);
+        if (it == names.end())
+            throw InputError(fmt::format("policy drf: parameter weights: no {} '{}' in the trace", what, name));
+        weights[static_cast<std::size_t>(it - names.begin())] = w;
+        start = cut + 1;
+    }
+    return weights;
+}
+
+RegistryEntry<Policy> vc_quota_entry(std::string name, std::string description, bool fixed_hard) {
+    std::vector<ParamSpec> params{
+        type_order_param(),
+        {"quotas", ParamType::Text, "",
+         "JSON file of quotas by VC: GPUs in total or by GPU type ({\"vcA\": 16, \"vcB\": {\"V100\": 8}}); VCs left "
+         "out get 0. Default: each VC's share of the trace's GPU-hours x the cluster's GPUs (largest remainder)",
+         {}}};
+    if (!fixed_hard) {
+        params.push_back({"mode", ParamType::Choice, "hard",
+                          "hard: a VC never uses more than its quota (Helios); borrow: jobs beyond it run on idle GPUs "
+                          "and are preempted when a VC with room needs them back (HiveD)",
+                          {"hard", "borrow"}});
+        params.push_back({"reclaim", ParamType::Choice, "youngest",
+                          "borrow: which lent jobs are preempted first: the most recently started", {"youngest"}});
+    }
+    return {std::move(name), std::move(description), std::move(params),
+            [fixed_hard](const Params& p, const MakeContext& context) {
+                if (context.cluster == nullptr) throw InternalError("policy vc-quota: made without the run's cluster");
+                static const Tenants kNone;
+                const Tenants& tenants = context.tenants ? *context.tenants : kNone;
+                const bool hard = fixed_hard || p.get("mode") == "hard";
+                return std::make_unique<VcQuotaPolicy>(parse_type_order(p.get("type_order")), !hard,
+                                                       resolve_vc_quotas(p.get("quotas"), *context.cluster, tenants, hard),
+                                                       tenants.vc_names);
+            }};
+}
+
 }  // namespace
 
 void register_builtin_policies(PolicyRegistry& r) {
@@ -230,6 +288,57 @@ void register_builtin_policies(PolicyRegistry& r) {
                      "Helios's qssf on Philly: seeded noisy oracle (PhillyEstimator), lazy priorities, strict walk, "
                      "GPU types ignored",
                      {{"type_order", "spec"}, {"estimator", "helios-noise"}, {"lazy_priority", "true"}}));
+    r.add({"drf",
+           "dominant resource fairness over GPUs: progressive filling by lowest weighted share of VCs, users or jobs; "
+           "FIFO inside one; SKIP walk",
+           {type_order_param(),
+            {"per", ParamType::Choice, "vc", "who shares: the trace's VCs, its users, or each job alone",
+             {"vc", "user", "job"}},
+            {"share", ParamType::Choice, "held",
+             "held: GPUs held now (progressive filling); demand: a job's own GPUs, static (Synergy; per=job only)",
+             {"held", "demand"}},
+            {"weights", ParamType::Text, "",
+             "name:weight pairs of VCs or users, comma-separated (e.g. 'vcA:2,vcB:1'); unnamed ones weigh 1", {}},
+            {"preempt", ParamType::Bool, "false",
+             "evict youngest-first the jobs of principals that stay at or above a waiting lower-share one after the swap", {}},
+            {"margin", ParamType::Double, "0.001",
+             "seconds: preempt=true evicts a job only after its current stint ran its restart cost plus this", {}}},
+           [](const Params& p, const MakeContext& context) {
+               const std::string per = p.get("per");
+               const bool demand = p.get("share") == "demand";
+               const double margin = p.get_double("margin");
+               if (demand && per != "job")
+                   throw InputError("policy drf: parameter share: demand ranks single jobs, so it needs per=job, got "
+                                    "per=" + per);
+               if (p.get_bool("preempt") && per == "job")
+                   throw InputError("policy drf: parameter preempt: with per=job an evicted job would hold nothing, so "
+                                    "no eviction could keep its owner above the waiting one: use per=vc or per=user");
+               if (per == "job" && !p.get("weights").empty())
+                   throw InputError("policy drf: parameter weights: weights name VCs or users; per=job has none");
+               if (!(margin >= 0 && margin <= 1e9))
+                   throw InputError(fmt::format("policy drf: parameter margin: expected seconds in [0, 1e9], got {}", margin));
+               static const Tenants kNone;
+               const Tenants& tenants = context.tenants ? *context.tenants : kNone;
+               const DrfPrincipal who = per == "vc" ? DrfPrincipal::Vc : per == "user" ? DrfPrincipal::User : DrfPrincipal::Job;
+               std::vector<double> weights;
+               if (who != DrfPrincipal::Job)
+                   weights = parse_drf_weights(p.get("weights"), who == DrfPrincipal::Vc ? tenants.vc_names : tenants.user_names,
+                                               who == DrfPrincipal::Vc ? "VC" : "user");
+               return std::make_unique<DrfPolicy>(parse_type_order(p.get("type_order")), who, demand, std::move(weights),
+                                                  p.get_bool("preempt"), margin);
+           }});
+    r.add({"synergy-drf",
+           "Synergy's drf preset: drf per=job share=demand (smallest gang first, then arrival; SKIP walk)",
+           {type_order_param()},
+           [](const Params& p) {
+               return std::make_unique<DrfPolicy>(parse_type_order(p.get("type_order")), DrfPrincipal::Job, true,
+                                                  std::vector<double>{}, false, 0.0);
+           }});
+    r.add(vc_quota_entry("vc-quota",
+                         "virtual clusters with GPU quotas: hard partitions (Helios) or borrowing of idle quota with "
+                         "reclaim on demand (HiveD); strict FIFO inside a VC",
+                         false));
+    r.add(vc_quota_entry("helios-vc", "Helios's VCs preset: vc-quota mode=hard (a VC never exceeds its quota)", true));
 }
 
 void register_builtin_placers(PlacerRegistry& r) {

@@ -28,6 +28,10 @@ struct JobInfo {
     int num_gpus = 1;                ///< requested gang size (a rigid job always runs on exactly this many)
     int min_gpus = 1, max_gpus = 1;  ///< an elastic job may run on any count in [min_gpus, max_gpus]
     GpuTypeMask runnable = 0;        ///< types it may use, can run on (rate > 0), and that have enough GPUs
+    /// Its user and virtual cluster as dense ids (policies/tenants.hpp: 0 = none recorded, 1.. = the
+    /// trace's distinct names in order of first appearance); the names reach a policy's factory in
+    /// MakeContext::tenants.
+    std::uint32_t user = 0, vc = 0;
 
     // Its history.
     JobState state = JobState::Pending;

@@ -72,6 +72,7 @@ std::string check_value(const std::string& owner, const ParamSpec& spec, const s
             }
             return canonical;
         }
+        case ParamType::Text: return v;
     }
     return v;
 }

@@ -2,6 +2,7 @@
 // Policies and placers by name (STYLE.md lesson 6): a one-line description, typed parameters with
 // defaults, and a factory. Shared by the CLI and run configs; an unknown name lists the valid ones.
 #include "policies/policy.hpp"
+#include "policies/tenants.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -14,7 +15,8 @@
 namespace dlsim {
 
 /// Numbers: a non-empty comma-separated list of finite numbers (e.g. queue thresholds "3250,7200").
-enum class ParamType { Int, Double, Bool, Choice, Numbers };
+/// Text: any string, checked by the factory (a file path, a "name:weight" list); "" = not given.
+enum class ParamType { Int, Double, Bool, Choice, Numbers, Text };
 
 struct ParamSpec {
     std::string name;
@@ -53,6 +55,10 @@ Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& sp
 /// policy or placer (so they are not echoed twice in the run identity, which holds them already).
 struct MakeContext {
     std::uint64_t seed = 0;  ///< the run's seed: a random placer draws from Rng(seed, "placement")
+    const Cluster* cluster = nullptr;  ///< the run's cluster (null where a factory is called without a run)
+    /// The trace's users and VCs (names behind JobInfo::user, vc; null: none recorded), for the sharing
+    /// policies' parameters that name them (drf weights, vc-quota quotas).
+    const Tenants* tenants = nullptr;
 };
 
 /// A factory taking (Params) or (Params, MakeContext): most entries need only their parameters.

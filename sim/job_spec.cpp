@@ -17,6 +17,14 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
     out.jobs.reserve(trace.jobs.size());
     std::map<StrId, ModelIdx> model_of;      // interned name -> profile index
     std::map<StrId, GpuTypeMask> allowed_of; // interned "a|b" -> mask of cluster types
+    std::map<StrId, std::uint32_t> user_of, vc_of;  // interned name -> dense id (Tenants)
+    Tenants& tenants = out.tenants;
+    auto dense = [&](std::map<StrId, std::uint32_t>& ids, std::vector<std::string>& names, StrId name) -> std::uint32_t {
+        if (name == 0 || trace.strings[name].empty()) return 0;
+        auto [it, fresh] = ids.try_emplace(name, static_cast<std::uint32_t>(names.size()));
+        if (fresh) names.push_back(trace.strings[name]);
+        return it->second;
+    };
     const GpuTypeMask all_types =
         cluster.gpu_types.size() == 64 ? ~GpuTypeMask{0} : (GpuTypeMask{1} << cluster.gpu_types.size()) - 1;
 
@@ -29,6 +37,12 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
         // Elastic range from the trace (0 = absent: that side stays at num_gpus; neither = rigid).
         s.min_gpus = r.min_num_gpus > 0 ? r.min_num_gpus : r.num_gpus;
         s.max_gpus = r.max_num_gpus > 0 ? r.max_num_gpus : r.num_gpus;
+        s.user = dense(user_of, tenants.user_names, r.user);
+        s.vc = dense(vc_of, tenants.vc_names, r.vc);
+        tenants.vc_gpu_seconds.resize(tenants.vc_names.size());
+        tenants.vc_jobs.resize(tenants.vc_names.size());
+        tenants.vc_gpu_seconds[s.vc] += r.duration * r.num_gpus;
+        ++tenants.vc_jobs[s.vc];
 
         if (r.model != 0) {
             auto it = model_of.find(r.model);

@@ -5,6 +5,7 @@
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"
 #include "models/base/sim_time.hpp"
+#include "policies/tenants.hpp"
 #include "traces/job_record.hpp"
 
 #include <functional>
@@ -23,12 +24,14 @@ struct JobSpec {
     int min_gpus = 1, max_gpus = 1;  ///< elastic range (trace columns min_num_gpus/max_num_gpus); both
                                      ///< equal num_gpus for a rigid job, which cannot be resized
     GpuTypeMask runnable = 0;   ///< allowed, rate > 0, and enough GPUs of that type in the cluster
+    std::uint32_t user = 0, vc = 0;  ///< dense ids into ResolvedJobs::tenants (0 = none recorded)
 };
 
 struct ResolvedJobs {
     std::vector<JobSpec> jobs;                       ///< in trace order
     std::map<std::uint32_t, std::string> rejected;   ///< job index -> why it can never run here
     std::uint64_t agnostic_jobs = 0;                 ///< jobs whose model the profile lacks, run without one
+    Tenants tenants;                                 ///< the users' and VCs' names behind JobSpec::user, vc
 };
 
 /// What to do with a job whose model the profile does not know (run config `unknown_models`).

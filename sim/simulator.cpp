@@ -41,6 +41,8 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
         job.min_gpus = s.min_gpus;
         job.max_gpus = s.max_gpus;
         job.runnable = s.runnable;
+        job.user = s.user;
+        job.vc = s.vc;
     }
     generation_.assign(n, 0);
     gpus_of_.assign(n, ClusterState::kNoGpu);

@@ -64,7 +64,8 @@ json_fields::Json params_json(const Params& p) {
             case ParamType::Int: out[name] = std::stoll(text); break;
             case ParamType::Double: out[name] = std::stod(text); break;
             case ParamType::Bool: out[name] = text == "true"; break;
-            case ParamType::Choice: out[name] = text; break;
+            case ParamType::Choice:
+            case ParamType::Text: out[name] = text; break;
             case ParamType::Numbers: {
                 json_fields::Json list = json_fields::Json::array();
                 for (double x : split_numbers(text)) list.push_back(x);
@@ -172,11 +173,6 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     out.config_json = config_json(in, c, std::move(id));
     const RateModel rates(in.cluster, in.profiles);
 
-    // The seed is in the run identity already (its `seed` key): the context adds nothing to it.
-    const MakeContext context{c.seed};
-    auto policy = params.policy_entry.make(params.policy, context);
-    auto placer = params.placer_entry.make(params.placer, context);
-
     const Topology topology(in.cluster);
     const std::vector<CommModel> comm = comm_models(in.profiles);
     NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = c.network}, calibrations(in.profiles),
@@ -192,6 +188,10 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
                          if (fresh) it->second = network.alone_rate(m, t, n);
                          return it->second;
                      });
+    // The seed, cluster and trace are in the run identity already: the context adds nothing to it.
+    const MakeContext context{c.seed, &in.cluster, &resolved.tenants};
+    auto policy = params.policy_entry.make(params.policy, context);
+    auto placer = params.placer_entry.make(params.placer, context);
     Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost), &network});
     Time origin = kNever;
     for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
