@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 
@@ -247,14 +248,14 @@ const SummaryField kSummary[] = {
     {"migrations", "of the preemptions, moves: the job ran again elsewhere at the same instant",
      count_json<&Summary::migrations>, true, kCountsRow, Show::Aside, "migrations",
      [](const Summary& s) { return nonzero(s.migrations); }},
-    {"events", "events the engine processed", count_json<&Summary::events>, true, kCountsRow, Show::Part, "events",
-     count_text<&Summary::events>},
     {"restarts", "restarts charged by the restart model (a cost > 0), all jobs", count_json<&Summary::restarts>, true,
      kCountsRow, Show::Aside, "restarts", [](const Summary& s) { return nonzero(s.restarts); }},
     {"restart_gpu_seconds",
      "GPU-seconds spent restarting (GPUs held x restart seconds; a restart cut short counts the part spent)",
      number_json<&Summary::restart_gpu_seconds>, true, kCountsRow, Show::Aside, "GPU-h restarting",
      [](const Summary& s) { return s.restart_gpu_seconds > 0 ? hours(s.restart_gpu_seconds) : std::string(); }},
+    {"events", "events the engine processed", count_json<&Summary::events>, true, kCountsRow, Show::Part, "events",
+     count_text<&Summary::events>},
     {"ftf_rho_max",
      "finish-time fairness: the largest rho = JCT / (time alone on its fastest type x mean jobs in the system "
      "over its lifetime) among the finished jobs in the window",
@@ -529,9 +530,17 @@ void put_cell(Out& out, const Cell& c, Format format) {
             if (format == Format::Json) out.json_string(c.text);
             else out.csv_string(c.text);
             break;
-        case Cell::Kind::Real:
-            out.text(json_out::number(c.real));
+        case Cell::Kind::Real: {
+            // json_out::number's bytes without a string per record (ftf_rho is in every record).
+            if (!std::isfinite(c.real)) {
+                out.text("null");
+                break;
+            }
+            char digits[40];
+            const auto end = fmt::format_to_n(digits, sizeof digits, "{}", c.real).out;
+            out.text(std::string_view(digits, static_cast<std::size_t>(end - digits)));
             break;
+        }
     }
 }
 

@@ -84,6 +84,9 @@ namespace {
 //   plot can show) and costs 8 MB per series, while 3.7e18 overflowed the bucket count (SIGSEGV).
 // - seed [0, 2^64 - 1]: every seed the generators accept.
 // - restart_cost [0, 1e12] s: engine time ends near 4.6e12 s, and every job must finish within 1e12 s.
+//   migration_cost and wait_threshold share that bound; a checkpoint model's charge is checked against it
+//   per model when it is built (models/restart_model.cpp).
+// - checkpoint_bytes_per_param [0, 1e6], storage_bandwidth (0, 1e6] GB/s: finite, and no division by 0.
 // - min_gpus, max_gpus [0, 1e7] (0 = no bound): a cluster has at most 10,000,000 GPUs; checked on the
 //   64-bit value before it is stored as an int.
 // - resample_jobs [1, 1e8], max_jobs [0, 1e8] (0 = all): a hundred times the million-job benchmark;
