@@ -52,7 +52,9 @@ private:
 
 /// restart_model checkpoint (MODELLING.md §5): a fixed part (launch and warm-up, `--restart-cost`) plus
 /// saving and loading the checkpoint, 2 × params × bytes per parameter ÷ storage bandwidth. A model
-/// whose profile has no `params` (and a job without a model) pays the fixed part only.
+/// whose profile has no `params` (and a job without a model) pays the fixed part only. Deviation from
+/// MODELLING.md §5's "preempt-to-queue pays T_save now": the save is charged with the load when the job
+/// resumes (its GPUs are freed at the preemption, as for every model), so the total is the same per restart.
 class CheckpointRestart final : public RestartModel {
 public:
     /// `per_model[m]`: the whole charge for model m.
