@@ -41,6 +41,9 @@ struct JobInfo {
     Time attained = 0;              ///< wall-clock time it held GPUs in allocations that ended (µs)
     std::uint32_t preemptions = 0;  ///< times it lost its GPUs before finishing (moves included)
     std::uint32_t migrations = 0;   ///< of those, moves: it held GPUs again at the same instant
+    std::uint32_t restarts = 0;     ///< allocations that began with a restart charge (RestartModel cost > 0)
+    Time restart_time = 0;          ///< µs spent restarting; a restart cut short counts only up to the cut
+    double restart_gpu_seconds = 0; ///< the same times the GPUs held while restarting (GPU-seconds lost)
 
     // While Running (mirrors of its allocation and progress; see ClusterView::allocation).
     GpuTypeIdx gpu_type = 0;  ///< type of the current allocation (of the last one once stopped)

@@ -13,6 +13,7 @@ public:
     double seconds(const ClusterView& view, JobIdx j) const {
         const Allocation& now = view.allocation(j);
         elsewhere_.gpu_type = now.gpu_type + 1;
+        elsewhere_.shares = now.shares;  // the same GPU count (a model may charge by it); reuses its storage
         return to_seconds(view.restart_model().cost({j, view.job(j).model, &now, elsewhere_, true})) + margin_;
     }
 

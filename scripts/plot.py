@@ -6,6 +6,8 @@
   plot.py util  RESULT.json -o util.png                busy GPUs by type over time
   plot.py bars  INDEX.json -o bars.pdf --baseline fifo metric means per policy ÷ the baseline's
   plot.py table INDEX.json -o table.md                 metric means per policy (Markdown or LaTeX)
+  plot.py fairness RESULT.json... -o ftf.pdf           finish-time fairness (rho) CDF per run
+  plot.py vc    RESULT.json... -o vc.pdf               mean JCT per VC (summary.by_vc), a bar per run
 
 The figure format (PNG, PDF or SVG) follows the output's extension. --data-out F.csv writes exactly
 the plotted numbers. Policies are labelled by the name in their results (config.policy) and
@@ -485,16 +487,24 @@ def measured(path, doc, all_jobs):
     return picked
 
 
-def cmd_cdf(args):
-    fmt_check(args)
+def result_paths(args):
+    """The result files of a command that takes RESULT.json... and/or --index with --where; and the index."""
     paths = list(args.results)
     if args.where and not args.index:
         raise InputError("--where needs --index INDEX.json (it selects rows of a sweep index)")
+    index = None
     if args.index:
         index = Index(args.index)
         paths += [index.result_path(r) for r in select(index, parse_where(args.where), args.prog)]
     if not paths:
         raise InputError("expected at least one RESULT.json, or --index INDEX.json")
+    return paths, index
+
+
+def job_value_runs(args, field, scale, what):
+    """Per run, the sorted values of a job-record field over its finished jobs in the measurement window
+    (as the summary's figures use): [(path, doc, values)], runs in policy order, colours assigned."""
+    paths, index = result_paths(args)
     runs = []
     for p in paths:
         doc = load_result(p)
@@ -502,42 +512,117 @@ def cmd_cdf(args):
         if not isinstance(jobs, list):
             raise InputError(f"{p}: field 'jobs': expected an array")
         if not jobs and doc["summary"].get("jobs", 0):
-            raise InputError(f"{p}: no job records (the run used --no-job-records); the CDF needs them")
-        jcts = sorted(float(j["jct"]) / HOUR for j in measured(p, doc, args.all_jobs)
-                      if j.get("state") == "finished" and is_number(j.get("jct")))
-        if not jcts:
-            print(f"{args.prog}: warning: {p}: no finished jobs; left out", file=sys.stderr)
+            raise InputError(f"{p}: no job records (the run used --no-job-records); the {what} needs them")
+        values = sorted(float(j[field]) / scale for j in measured(p, doc, args.all_jobs)
+                        if j.get("state") == "finished" and is_number(j.get(field)))
+        if not values:
+            print(f"{args.prog}: warning: {p}: no finished jobs with {field}; left out", file=sys.stderr)
             continue
-        runs.append((p, doc, jcts))
+        runs.append((p, doc, values))
     if not runs:
-        raise InputError("no run has finished jobs to plot")
+        raise InputError(f"no run has finished jobs with {field} to plot")
     names = {doc["config"].get("policy") for _, doc, _ in runs}
-    if args.index:
+    if index:
         names |= index.policies([])
     assign_policy_colours(names)
     runs.sort(key=lambda r: policy_key(r[1]["config"].get("policy")))  # stable: input order within a policy
-    labels = distinguishing_labels([(p, d) for p, d, _ in runs])
+    return runs
 
+
+def plot_cdfs(args, runs, xlabel, column, marker_at=None):
+    labels = distinguishing_labels([(p, d) for p, d, _ in runs])
     plt = pyplot()
     fig, (ax,) = figure(plt, args)
     rows, count = [], {}
-    for (p, doc, jcts), label in zip(runs, labels):
+    for (p, doc, xs), label in zip(runs, labels):
         policy = doc["config"].get("policy")
         k = count[policy] = count.get(policy, -1) + 1
-        n = len(jcts)
+        n = len(xs)
         ys = [(i + 1) / n for i in range(n)]
-        ax.step(jcts, ys, where="post", color=policy_colour(policy), linestyle=LINESTYLES[k % len(LINESTYLES)],
+        ax.step(xs, ys, where="post", color=policy_colour(policy), linestyle=LINESTYLES[k % len(LINESTYLES)],
                 linewidth=1.3, label=label)
-        rows += [(label, policy, x, y) for x, y in zip(jcts, ys)]
+        rows += [(label, policy, x, y) for x, y in zip(xs, ys)]
+    if marker_at is not None:
+        ax.axvline(marker_at, color="black", linestyle=":", linewidth=1)
     if args.logx:
         ax.set_xscale("log")
-    ax.set_xlabel("JCT (h)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("fraction of jobs")
     ax.set_ylim(0, 1.02)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     save(fig, plt, args)
-    write_csv(args.data_out, ["series", "policy", "jct_hours", "cdf"], rows)
+    write_csv(args.data_out, ["series", "policy", column, "cdf"], rows)
+
+
+def cmd_cdf(args):
+    fmt_check(args)
+    plot_cdfs(args, job_value_runs(args, "jct", HOUR, "CDF"), "JCT (h)", "jct_hours")
+
+
+# ---------------------------------------------------------------- fairness
+
+def cmd_fairness(args):
+    """CDF of each run's finish-time fairness rho (job records' ftf_rho), with a line at rho = 1."""
+    fmt_check(args)
+    runs = job_value_runs(args, "ftf_rho", 1.0, "fairness CDF")
+    plot_cdfs(args, runs, "finish-time fairness ρ (JCT ÷ fair-share time alone)", "ftf_rho", marker_at=1.0)
+
+
+# ---------------------------------------------------------------- per-VC bars
+
+def cmd_vc(args):
+    """Per-VC bars of summary.by_vc (avg_jct in hours, or job counts), one bar per run within each VC."""
+    fmt_check(args)
+    paths, index = result_paths(args)
+    runs = []
+    for p in paths:
+        doc = load_result(p)
+        by_vc = doc["summary"].get("by_vc")
+        if not isinstance(by_vc, dict) or not all(isinstance(v, dict) and is_number(v.get(args.metric))
+                                                  for v in by_vc.values()):
+            raise InputError(f"{p}: summary.by_vc: expected an object of VC -> {{jobs, avg_jct}} "
+                             f"(a result of a dlsim with per-VC figures)")
+        if not by_vc:
+            print(f"{args.prog}: warning: {p}: no VC in its trace; left out", file=sys.stderr)
+            continue
+        runs.append((p, doc, by_vc))
+    if not runs:
+        raise InputError("no run has per-VC figures (the traces have no vc column)")
+    names = {doc["config"].get("policy") for _, doc, _ in runs}
+    if index:
+        names |= index.policies([])
+    assign_policy_colours(names)
+    runs.sort(key=lambda r: policy_key(r[1]["config"].get("policy")))
+    labels = distinguishing_labels([(p, d) for p, d, _ in runs])
+    vcs = sorted({vc for _, _, by_vc in runs for vc in by_vc})
+    scale = HOUR if args.metric == "avg_jct" else 1.0
+
+    plt = pyplot()
+    fig, (ax,) = figure(plt, args, default=(max(4.8, 0.5 * len(vcs) * max(1, len(runs)) + 1.5), 3.4))
+    width = 0.8 / len(runs)
+    rows = []
+    hatches = ["", "//", "..", "xx"]
+    count = {}
+    for k, ((p, doc, by_vc), label) in enumerate(zip(runs, labels)):
+        policy = doc["config"].get("policy")
+        n = count[policy] = count.get(policy, -1) + 1
+        xs = [i - 0.4 + width * (k + 0.5) for i in range(len(vcs))]
+        ys = [by_vc[vc][args.metric] / scale if vc in by_vc else 0.0 for vc in vcs]
+        ax.bar(xs, ys, width=width, color=policy_colour(policy), hatch=hatches[n % len(hatches)],
+               edgecolor="white", linewidth=0.5, label=label)
+        rows += [(label, policy, vc, by_vc[vc][args.metric] / scale, by_vc[vc].get("jobs"))
+                 for vc in vcs if vc in by_vc]
+    ax.set_xticks(range(len(vcs)))
+    ax.set_xticklabels(vcs, rotation=45 if len(vcs) > 6 else 0, ha="right" if len(vcs) > 6 else "center",
+                       fontsize=7)
+    ax.set_xlabel("virtual cluster")
+    ax.set_ylabel("mean JCT (h)" if args.metric == "avg_jct" else "finished jobs")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7)
+    save(fig, plt, args)
+    write_csv(args.data_out, ["series", "policy", "vc", "avg_jct_hours" if args.metric == "avg_jct" else "jobs",
+                              "jobs"], rows)
 
 
 # ---------------------------------------------------------------- load
@@ -879,6 +964,33 @@ def build_parser():
                                                           "measurement window (--measure-jobs/--measure-time)")
     figure_options(p, "write the plotted points as CSV: series,policy,jct_hours,cdf")
     p.set_defaults(func=cmd_cdf)
+
+    p = sub.add_parser("fairness", help="finish-time fairness CDF per run",
+                       description="Empirical CDF of each run's finish-time fairness rho (the job records' "
+                                   "ftf_rho: JCT / (time alone on its fastest type x mean jobs in the system "
+                                   "over its lifetime)) over its finished jobs in the measurement window, with a "
+                                   "dotted line at rho = 1. Runs are labelled as in cdf.")
+    p.add_argument("results", nargs="*", metavar="RESULT.json", help="dlsim run results (with job records)")
+    p.add_argument("--index", metavar="INDEX.json", help="also plot the result files of this sweep index's rows "
+                                                         "(those matching --where)")
+    where_option(p)
+    p.add_argument("--logx", action="store_true", help="log-scale rho axis")
+    p.add_argument("--all-jobs", action="store_true", help="every finished job, not only those in the run's "
+                                                          "measurement window")
+    figure_options(p, "write the plotted points as CSV: series,policy,ftf_rho,cdf")
+    p.set_defaults(func=cmd_fairness)
+
+    p = sub.add_parser("vc", help="per-VC bars (mean JCT or jobs) per run",
+                       description="For each virtual cluster of the results' summary.by_vc, one bar per run: "
+                                   "the mean JCT (hours) of its finished jobs in the measurement window, or "
+                                   "their count. VCs in name order; runs coloured by policy.")
+    p.add_argument("results", nargs="*", metavar="RESULT.json", help="dlsim run results")
+    p.add_argument("--index", metavar="INDEX.json", help="also plot the result files of this sweep index's rows "
+                                                         "(those matching --where)")
+    where_option(p)
+    p.add_argument("--metric", choices=["avg_jct", "jobs"], default="avg_jct", help="bar height (default avg_jct)")
+    figure_options(p, "write the plotted numbers as CSV: series,policy,vc,avg_jct_hours|jobs,jobs")
+    p.set_defaults(func=cmd_vc)
 
     p = sub.add_parser("load", help="metrics vs load per policy (mean and min-max over seeds)",
                        description="Each metric against a swept parameter, one line per series: the mean over "

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -62,10 +63,11 @@ MeasureWindow parse_measure_time(const std::string& text) {
 Metrics::Metrics(const Cluster& cluster, std::size_t num_jobs, Time origin, std::size_t points)
     : cluster_(cluster), types_(cluster.gpu_types.size()), width_(types_ + 2), origin_(origin), last_change_(origin),
       busy_(types_, 0), busy_us_(types_, 0), points_(points), buckets_(points * width_, 0.0),
-      longest_type_(num_jobs, 0), longest_stint_(num_jobs, -1) {}
+      longest_type_(num_jobs, 0), longest_stint_(num_jobs, -1), lifetime_us_(num_jobs, 0) {}
 
 void Metrics::advance(Time t) {
     if (t <= last_change_) return;
+    in_system_us_ += static_cast<JobMicros>(queued_ + running_) * (t - last_change_);
     for (std::size_t k = 0; k < types_; ++k) busy_us_[k] += static_cast<std::int64_t>(busy_[k]) * (t - last_change_);
     if (points_ == 0) {
         last_change_ = t;
@@ -97,9 +99,10 @@ void Metrics::advance(Time t) {
     last_change_ = t;
 }
 
-void Metrics::on_arrival(Time t, JobIdx, const JobInfo&) {
+void Metrics::on_arrival(Time t, JobIdx j, const JobInfo&) {
     advance(t);
     ++queued_;
+    lifetime_us_[j] = in_system_us_;
 }
 
 void Metrics::on_start(Time t, JobIdx, const JobInfo&, const Allocation& a) {
@@ -128,6 +131,25 @@ void Metrics::on_finish(Time t, JobIdx j, const JobInfo& job, const Allocation& 
     advance(t);
     end_allocation(t, j, released, job.stint_start);
     --running_;
+    lifetime_us_[j] = in_system_us_ - lifetime_us_[j];
+}
+
+std::vector<double> Metrics::finish_time_fairness(std::span<const JobInfo> jobs, const RateModel& rates) const {
+    std::vector<double> rho(jobs.size(), -1.0);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const JobInfo& j = jobs[i];
+        if (j.state != JobState::Finished) continue;
+        double best = 0;  // single-GPU rate on its fastest allowed type
+        for (GpuTypeMask m = j.runnable; m != 0; m &= m - 1)
+            best = std::max(best, rates.single(j.model, static_cast<GpuTypeIdx>(std::countr_zero(m))));
+        const double alone = j.work / (best * j.num_gpus);  // s
+        const double jct = to_seconds(j.finish - j.submit);
+        const double lifetime = static_cast<double>(lifetime_us_[i]) / kMicrosPerSecond;  // job-seconds
+        // ρ = JCT ÷ (T_alone × N̄) with N̄ = lifetime ÷ JCT. A job that finished at its submit instant
+        // (JCT 0) was never slowed: ρ = 0.
+        rho[i] = lifetime > 0 && alone > 0 ? jct * jct / (alone * lifetime) : 0.0;
+    }
+    return rho;
 }
 
 void Metrics::on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from, Time from_since,
@@ -137,7 +159,8 @@ void Metrics::on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from
     busy_[to.gpu_type] += to.num_gpus();
 }
 
-Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window) const {
+Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window,
+                           const SummaryOptions& options) const {
     Summary s;
     s.jobs = jobs.size();
     s.events = events;
@@ -183,10 +206,18 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
     jct.reserve(jobs.size());
     double sum_jct = 0, sum_delay = 0;
     Time last_finish = origin_;
+    const bool fairness = options.ftf_rho.size() == jobs.size() && !jobs.empty();
+    const bool labelled = options.records.size() == jobs.size() && options.strings != nullptr;
+    double sum_rho = 0;
+    std::uint64_t rho_above_1 = 0;
+    std::map<StrId, std::pair<std::uint64_t, double>> vc_jct, user_jct;  // jobs, sum of JCT
+    s.wait_threshold = to_seconds(options.wait_threshold);
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const JobInfo& j = jobs[i];
         s.preemptions += j.preemptions;
         s.migrations += j.migrations;
+        s.restarts += j.restarts;
+        s.restart_gpu_seconds += j.restart_gpu_seconds;
         s.measured_jobs += measured[i];
         if (j.state == JobState::Rejected) ++s.rejected;
         if (j.state != JobState::Finished) continue;
@@ -197,8 +228,44 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
         jct.push_back(to_seconds(j.finish - j.submit));
         sum_jct += jct.back();
         sum_delay += to_seconds(j.first_start - j.submit);
+        if (j.first_start - j.submit > options.wait_threshold) ++s.jobs_waited_over_threshold;
+        if (fairness) {
+            const double rho = options.ftf_rho[i];
+            s.ftf_rho_max = std::max(s.ftf_rho_max, rho);
+            sum_rho += rho;
+            rho_above_1 += rho > 1;
+        }
+        if (labelled) {
+            const JobRecord& r = options.records[i];
+            if (r.vc != 0) {
+                auto& [n, sum] = vc_jct[r.vc];
+                ++n;
+                sum += jct.back();
+            }
+            if (r.user != 0) {
+                auto& [n, sum] = user_jct[r.user];
+                ++n;
+                sum += jct.back();
+            }
+        }
     }
     s.unfinished = s.jobs - s.finished - s.rejected;
+    if (fairness && !jct.empty()) {
+        s.ftf_rho_mean = sum_rho / static_cast<double>(jct.size());
+        s.ftf_share_above_1 = static_cast<double>(rho_above_1) / static_cast<double>(jct.size());
+    }
+    // By name, not by interning order (which depends on the trace's row order).
+    auto groups = [&](const std::map<StrId, std::pair<std::uint64_t, double>>& by_id) {
+        std::vector<GroupJct> out;
+        for (const auto& [id, acc] : by_id)
+            out.push_back({(*options.strings)[id], acc.first, acc.second / static_cast<double>(acc.first)});
+        std::sort(out.begin(), out.end(), [](const GroupJct& a, const GroupJct& b) { return a.name < b.name; });
+        return out;
+    };
+    if (labelled) {
+        s.by_vc = groups(vc_jct);
+        s.by_user = groups(user_jct);
+    }
     if (!jct.empty()) {
         std::sort(jct.begin(), jct.end());
         s.avg_jct = sum_jct / static_cast<double>(jct.size());
@@ -212,6 +279,7 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
     for (std::size_t t = 0; t < types_; ++t) {
         const double busy = to_seconds(busy_us_[t]);
         total += busy;
+        s.gpu_hours_by_type.emplace_back(cluster_.gpu_types[t].name, busy / 3600.0);
         const int gpus = cluster_.gpus_of_type(static_cast<GpuTypeIdx>(t));
         s.gpu_utilization_by_type.emplace_back(cluster_.gpu_types[t].name,
                                                gpus > 0 && s.makespan > 0 ? busy / (gpus * s.makespan) : 0.0);

@@ -1,13 +1,17 @@
 #pragma once
 // Run metrics as an observer of engine signals: piecewise-constant counts (busy GPUs by type, from
 // allocations; queued and running jobs) integrated as they change, the per-job type of the longest allocation,
-// and, at the end, the summary and the time-weighted time series (DESIGN.md "Outputs").
+// and, at the end, the summary and the time-weighted time series (DESIGN.md "Outputs"). For finish-time
+// fairness it also integrates the number of jobs in the system, N(t) = queued + running, and keeps per
+// job the integral over its lifetime, so N̄_j is exact at O(1) per event.
 #include "models/cluster.hpp"
 #include "models/network_model.hpp"
 #include "sim/observer.hpp"
+#include "traces/job_record.hpp"
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +31,13 @@ MeasureWindow parse_measure_jobs(const std::string& text);
 /// "T0:T1" (seconds of simulated time, T1 may be empty) for --measure-time; an InputError otherwise.
 MeasureWindow parse_measure_time(const std::string& text);
 
+/// Mean JCT of one VC's or user's measured finished jobs.
+struct GroupJct {
+    std::string name;
+    std::uint64_t jobs = 0;
+    double avg_jct = 0;  ///< s
+};
+
 struct Summary {
     std::uint64_t jobs = 0, finished = 0, rejected = 0, unfinished = 0;
     MeasureWindow measure;
@@ -39,6 +50,14 @@ struct Summary {
     std::uint64_t migrations = 0;   ///< of those, moves: the job ran again elsewhere at the same instant
     std::uint64_t agnostic_jobs = 0;  ///< jobs whose model the profile lacks, run model-agnostic (--unknown-models)
     std::uint64_t events = 0;
+    std::uint64_t restarts = 0;        ///< restarts charged (a restart model's cost > 0), all jobs
+    double restart_gpu_seconds = 0;    ///< GPU-seconds spent restarting (cut-short restarts: the part spent)
+    /// Finish-time fairness ρ over the measured finished jobs (DESIGN.md "Clarifications"); 0 without rates.
+    double ftf_rho_max = 0, ftf_rho_mean = 0, ftf_share_above_1 = 0;
+    double wait_threshold = 3600;               ///< s
+    std::uint64_t jobs_waited_over_threshold = 0;  ///< measured finished jobs with queueing delay > threshold
+    std::vector<GroupJct> by_vc, by_user;       ///< measured finished jobs by the trace's vc / user, name order
+    std::vector<std::pair<std::string, double>> gpu_hours_by_type;  ///< busy GPU-hours, cluster order
     NetworkSummary network;  ///< the contention mode, link utilisation by tier, re-rates
 };
 
@@ -46,6 +65,14 @@ struct Timeseries {
     std::vector<double> time;               ///< bucket start, s
     std::vector<std::vector<double>> busy;  ///< [type][bucket], time-weighted mean busy GPUs
     std::vector<double> queued, running;    ///< [bucket]
+};
+
+/// What summarize needs beyond the jobs' states (all optional).
+struct SummaryOptions {
+    Time wait_threshold = 3'600'000'000;  ///< µs
+    std::span<const double> ftf_rho;      ///< per job (Metrics::finish_time_fairness); empty: no ρ figures
+    std::span<const JobRecord> records;   ///< the trace's rows in job order, for by_vc and by_user
+    const StringTable* strings = nullptr;  ///< the trace's strings (with records)
 };
 
 /// Percentile with linear interpolation between order statistics (numpy's default); `sorted` ascending.
@@ -68,7 +95,13 @@ public:
 
     /// JCT and queueing statistics over the finished jobs in `window`; an end_job past the last job is
     /// an InputError (a window that silently measured fewer jobs would be a wrong number).
-    Summary summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window = {}) const;
+    Summary summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window = {},
+                      const SummaryOptions& options = {}) const;
+    /// Finish-time fairness per job (Themis, DESIGN.md "Clarifications"): ρ_j = JCT_j ÷ (T_alone_j × N̄_j),
+    /// T_alone_j = work ÷ its rate on its own GPU count of its fastest allowed type (the profile's rate, as
+    /// srtf's best case), N̄_j = the time-average of queued + running jobs over [submit, finish]. -1 for a
+    /// job that did not finish.
+    std::vector<double> finish_time_fairness(std::span<const JobInfo> jobs, const RateModel& rates) const;
     /// Buckets of equal width from the first submit; the last one ends at the last finish.
     Timeseries timeseries() const;
 
@@ -93,6 +126,11 @@ private:
     std::vector<double> buckets_;
     std::vector<GpuTypeIdx> longest_type_;
     std::vector<Time> longest_stint_;
+    // ∫ (queued + running) dt in job-µs since the origin (128 bits: a million jobs over years overflow 64),
+    // and per job that integral at its arrival, replaced at its finish by the integral over its lifetime.
+    __extension__ using JobMicros = __int128;
+    JobMicros in_system_us_ = 0;
+    std::vector<JobMicros> lifetime_us_;
 };
 
 }  // namespace dlsim

@@ -117,7 +117,9 @@ bool Simulator::call_policy(bool timer) {
     decisions_.clear();
     const auto t0 = std::chrono::steady_clock::now();
     policy_.decide(*this, Changes{arrived_, finished_, timer, requeued_, declined_}, decisions_);
-    stats_.policy_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double call_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stats_.policy_seconds += call_seconds;
+    stats_.policy_call_time.add(call_seconds);
     ++stats_.policy_calls;
     arrived_.clear();
     finished_.clear();
@@ -304,6 +306,11 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
         if (freed != job.alloc_gpus)
             throw InternalError(fmt::format("job {} held {} GPUs, expected {}", j, freed, job.alloc_gpus));
         job.attained += now_ - job.stint_start;
+        if (now_ < job.progress_from) {  // a restart cut short: only the part spent is lost
+            const Time unspent = job.progress_from - now_;
+            job.restart_time -= unspent;
+            job.restart_gpu_seconds -= to_seconds(unspent) * job.alloc_gpus;
+        }
         performance_.released(now_, j, allocs_[running_pos_[j]], rate_changes_);
     }
     ++generation_[j];  // its pending completion, if any, is stale from here on
@@ -318,9 +325,17 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
         std::swap(a, *to);
         if (was_running) from = to;
         take_gpus(j, a);
-        const Time delay = restart_.cost({j, job.model, from, a, job.first_start != kNever});
-        if (!was_running && std::find(stopped_now_.begin(), stopped_now_.end(), j) != stopped_now_.end())
-            ++job.migrations;  // it lost its GPUs earlier at this same instant: a move
+        // It lost its GPUs earlier at this same instant: a move.
+        const bool restarted_now =
+            !was_running && std::find(stopped_now_.begin(), stopped_now_.end(), j) != stopped_now_.end();
+        const Time delay = restart_.cost(
+            {j, job.model, from, a, job.first_start != kNever, restarted_now || why == Transition::Migrate});
+        if (delay > 0) {
+            ++job.restarts;
+            job.restart_time += delay;
+            job.restart_gpu_seconds += to_seconds(delay) * a.num_gpus();
+        }
+        if (restarted_now) ++job.migrations;
         if (why == Transition::Migrate) {
             ++job.preemptions;
             ++job.migrations;

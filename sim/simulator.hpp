@@ -10,6 +10,7 @@
 #include "models/performance_model.hpp"
 #include "models/restart_model.hpp"
 #include "policies/policy.hpp"
+#include "sim/duration_histogram.hpp"
 #include "sim/cluster_state.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/job_spec.hpp"
@@ -34,6 +35,7 @@ struct SimStats {
     std::uint64_t events = 0;  ///< events applied (stale ones not counted)
     std::uint64_t policy_calls = 0;
     double policy_seconds = 0;  ///< wall time inside the policy (self-profiling only)
+    DurationHistogram policy_call_time;  ///< wall time of each policy call (self-profiling only)
     double engine_seconds = 0;  ///< wall time of the whole event loop, policy included
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 
@@ -173,9 +174,38 @@ std::string hours_text(const Summary& s) {
     return hours(s.*Member);
 }
 
-const std::array<std::string_view, 7> kConsoleRows = {"jobs",         "measured", "JCT (h)",    "queueing (h)",
-                                                      "makespan (h)", "GPU util", "preemptions"};
-enum Row { kJobsRow, kMeasuredRow, kJctRow, kQueueingRow, kMakespanRow, kUtilRow, kCountsRow };
+const std::array<std::string_view, 8> kConsoleRows = {"jobs",         "measured", "JCT (h)",     "queueing (h)",
+                                                      "makespan (h)", "GPU util", "preemptions", "fairness"};
+enum Row { kJobsRow, kMeasuredRow, kJctRow, kQueueingRow, kMakespanRow, kUtilRow, kCountsRow, kFairnessRow };
+
+/// A list of (name, number) pairs as a JSON object, in list order.
+void named_numbers_json(Buffer& out, const std::vector<std::pair<std::string, double>>& values) {
+    out.push_back('{');
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) out.push_back(',');
+        append_json_string(out, values[i].first);
+        out.push_back(':');
+        append_double(out, values[i].second);
+    }
+    out.push_back('}');
+}
+
+/// by_vc, by_user: {name: {"jobs": n, "avg_jct": s}} in name order.
+void groups_json(Buffer& out, const std::vector<GroupJct>& groups) {
+    out.push_back('{');
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        if (i) out.push_back(',');
+        append_json_string(out, groups[i].name);
+        append(out, ":{\"jobs\":");
+        append_int(out, static_cast<std::int64_t>(groups[i].jobs));
+        append(out, ",\"avg_jct\":");
+        append_double(out, groups[i].avg_jct);
+        out.push_back('}');
+    }
+    out.push_back('}');
+}
+
+std::string no_text(const Summary&) { return {}; }
 
 const SummaryField kSummary[] = {
     {"jobs", "jobs in the trace (after its filters and transforms)", count_json<&Summary::jobs>, true, kJobsRow,
@@ -205,16 +235,7 @@ const SummaryField kSummary[] = {
     {"gpu_utilization", "busy GPU-seconds / (GPUs x makespan)", number_json<&Summary::gpu_utilization>, true, kUtilRow,
      Show::Part, "", [](const Summary& s) { return percent(s.gpu_utilization); }},
     {"gpu_utilization_by_type", "the same per GPU type, in cluster order (object: type -> share)",
-     [](Buffer& out, const Summary& s) {
-         out.push_back('{');
-         for (std::size_t i = 0; i < s.gpu_utilization_by_type.size(); ++i) {
-             if (i) out.push_back(',');
-             append_json_string(out, s.gpu_utilization_by_type[i].first);
-             out.push_back(':');
-             append_double(out, s.gpu_utilization_by_type[i].second);
-         }
-         out.push_back('}');
-     },
+     [](Buffer& out, const Summary& s) { named_numbers_json(out, s.gpu_utilization_by_type); },
      false, kUtilRow, Show::Part, "",
      [](const Summary& s) {
          std::string text;
@@ -227,8 +248,43 @@ const SummaryField kSummary[] = {
     {"migrations", "of the preemptions, moves: the job ran again elsewhere at the same instant",
      count_json<&Summary::migrations>, true, kCountsRow, Show::Aside, "migrations",
      [](const Summary& s) { return nonzero(s.migrations); }},
+    {"restarts", "restarts charged by the restart model (a cost > 0), all jobs", count_json<&Summary::restarts>, true,
+     kCountsRow, Show::Aside, "restarts", [](const Summary& s) { return nonzero(s.restarts); }},
+    {"restart_gpu_seconds",
+     "GPU-seconds spent restarting (GPUs held x restart seconds; a restart cut short counts the part spent)",
+     number_json<&Summary::restart_gpu_seconds>, true, kCountsRow, Show::Aside, "GPU-h restarting",
+     [](const Summary& s) { return s.restart_gpu_seconds > 0 ? hours(s.restart_gpu_seconds) : std::string(); }},
     {"events", "events the engine processed", count_json<&Summary::events>, true, kCountsRow, Show::Part, "events",
      count_text<&Summary::events>},
+    {"ftf_rho_max",
+     "finish-time fairness: the largest rho = JCT / (time alone on its fastest type x mean jobs in the system "
+     "over its lifetime) among the finished jobs in the window",
+     number_json<&Summary::ftf_rho_max>, true, kFairnessRow, Show::Part, "rho max",
+     [](const Summary& s) { return s.ftf_rho_max > 0 ? fmt::format("{:.3f}", s.ftf_rho_max) : std::string(); }},
+    {"ftf_rho_mean", "mean rho of the finished jobs in the window", number_json<&Summary::ftf_rho_mean>, true,
+     kFairnessRow, Show::Part, "mean",
+     [](const Summary& s) { return s.ftf_rho_max > 0 ? fmt::format("{:.3f}", s.ftf_rho_mean) : std::string(); }},
+    {"ftf_share_above_1", "share of the finished jobs in the window with rho > 1",
+     number_json<&Summary::ftf_share_above_1>, true, kFairnessRow, Show::Part, "rho > 1",
+     [](const Summary& s) { return s.ftf_rho_max > 0 ? percent(s.ftf_share_above_1) : std::string(); }},
+    {"wait_threshold", "the queueing delay jobs_waited_over_threshold counts beyond (s; run config wait_threshold)",
+     number_json<&Summary::wait_threshold>, false, -1, Show::Part, "", no_text},
+    {"jobs_waited_over_threshold", "finished jobs in the window whose queueing delay exceeds wait_threshold",
+     count_json<&Summary::jobs_waited_over_threshold>, true, kQueueingRow, Show::Part, "",
+     [](const Summary& s) {
+         return s.jobs_waited_over_threshold
+                    ? fmt::format("{} waited > {} h", s.jobs_waited_over_threshold, hours(s.wait_threshold))
+                    : std::string();
+     }},
+    {"gpu_hours_by_type", "busy GPU-hours per GPU type over the whole run, in cluster order (object: type -> hours)",
+     [](Buffer& out, const Summary& s) { named_numbers_json(out, s.gpu_hours_by_type); }, false, -1, Show::Part, "",
+     no_text},
+    {"by_vc",
+     "finished jobs in the window by the trace's vc, in name order (object: vc -> {jobs, avg_jct}); jobs without "
+     "a vc are left out, and a trace without the column gives {}",
+     [](Buffer& out, const Summary& s) { groups_json(out, s.by_vc); }, false, -1, Show::Part, "", no_text},
+    {"by_user", "the same by the trace's user",
+     [](Buffer& out, const Summary& s) { groups_json(out, s.by_user); }, false, -1, Show::Part, "", no_text},
     {"network",
      "the contention mode; per tier the links' mean utilisation over the makespan, and the busiest tier; component "
      "re-rates, the jobs they re-rated, and full solves",
@@ -392,6 +448,15 @@ const JobField kJobs[] = {
      [](const JobRow& r) { return integer(info(r).preemptions); }, true},
     {"migrations", "of those, moves to other GPUs at the same instant",
      [](const JobRow& r) { return integer(info(r).migrations); }, true},
+    {"restarts", "restarts charged to it by the restart model (a cost > 0)",
+     [](const JobRow& r) { return integer(info(r).restarts); }, true},
+    {"restart_seconds", "seconds it spent restarting (a restart cut short counts the part spent)",
+     [](const JobRow& r) { return seconds(info(r).restart_time); }, true},
+    {"ftf_rho", "finish-time fairness rho (summary.ftf_rho_max); null unless finished",
+     [](const JobRow& r) {
+         return done(r) && r.j < r.out.ftf_rho.size() ? real(r.out.ftf_rho[r.j]) : null();
+     },
+     true},
     {"nodes_spanned", "nodes of its widest allocation; null if it never ran",
      [](const JobRow& r) { return networked(r) ? integer(net(r).max_nodes) : null(); }, true},
     {"racks_spanned", "racks of its widest allocation; null if it never ran",
@@ -465,9 +530,17 @@ void put_cell(Out& out, const Cell& c, Format format) {
             if (format == Format::Json) out.json_string(c.text);
             else out.csv_string(c.text);
             break;
-        case Cell::Kind::Real:
-            out.text(json_out::number(c.real));
+        case Cell::Kind::Real: {
+            // json_out::number's bytes without a string per record (ftf_rho is in every record).
+            if (!std::isfinite(c.real)) {
+                out.text("null");
+                break;
+            }
+            char digits[40];
+            const auto end = fmt::format_to_n(digits, sizeof digits, "{}", c.real).out;
+            out.text(std::string_view(digits, static_cast<std::size_t>(end - digits)));
             break;
+        }
     }
 }
 

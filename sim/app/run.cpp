@@ -160,6 +160,15 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     const ResolvedParams params = resolve_all_params(c);
     if (!(c.restart_cost >= 0 && c.restart_cost <= 1e12))
         throw InputError(fmt::format("--restart-cost: expected seconds in [0, 1e12], got {}", c.restart_cost));
+    if (c.migration_cost && !(*c.migration_cost >= 0 && *c.migration_cost <= 1e12))
+        throw InputError(fmt::format("--migration-cost: expected seconds in [0, 1e12], got {}", *c.migration_cost));
+    if (!(c.checkpoint_bytes_per_param >= 0 && c.checkpoint_bytes_per_param <= 1e6))
+        throw InputError(fmt::format("--checkpoint-bytes-per-param: expected a number in [0, 1e6], got {}",
+                                     c.checkpoint_bytes_per_param));
+    if (!(c.storage_bandwidth > 0 && c.storage_bandwidth <= 1e6))
+        throw InputError(fmt::format("--storage-bandwidth: expected GB/s in (0, 1e6], got {}", c.storage_bandwidth));
+    if (!(c.wait_threshold >= 0 && c.wait_threshold <= 1e12))
+        throw InputError(fmt::format("--wait-threshold: expected seconds in [0, 1e12], got {}", c.wait_threshold));
     // The table checks these where they are read; a config built in memory is checked here too.
     if (c.timeseries_points > kMaxTimeseriesPoints)
         throw InputError(fmt::format("--timeseries-points: expected an integer in [0, {}], got {}", kMaxTimeseriesPoints,
@@ -192,7 +201,9 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     const MakeContext context{c.seed, &in.cluster, &resolved.tenants};
     auto policy = params.policy_entry.make(params.policy, context);
     auto placer = params.placer_entry.make(params.placer, context);
-    Simulator sim(in.cluster, rates, resolved, *policy, *placer, SimOptions{to_time(c.restart_cost), &network});
+    const std::unique_ptr<RestartModel> restart = make_restart_model(restart_spec(c), in.profiles);
+    Simulator sim(in.cluster, rates, resolved, *policy, *placer,
+                  SimOptions{to_time(c.restart_cost), &network, restart.get()});
     Time origin = kNever;
     for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
     Metrics metrics(in.cluster, resolved.jobs.size(), origin == kNever ? 0 : origin, c.timeseries_points);
@@ -212,7 +223,13 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
                                      "throughputs",
                                      in.trace.path, r.line, r.id, e.finish_seconds));
     }
-    out.summary = metrics.summarize(sim.jobs(), out.stats.events, c.measure);
+    out.ftf_rho = metrics.finish_time_fairness(sim.jobs(), rates);
+    SummaryOptions summary_options;
+    summary_options.wait_threshold = to_time(c.wait_threshold);
+    summary_options.ftf_rho = out.ftf_rho;
+    summary_options.records = in.trace.jobs;
+    summary_options.strings = &in.trace.strings;
+    out.summary = metrics.summarize(sim.jobs(), out.stats.events, c.measure, summary_options);
     network.finish(origin == kNever ? 0 : origin, sim.now());
     out.summary.network = network.summary();
     out.network.resize(resolved.jobs.size());
@@ -276,10 +293,13 @@ void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o,
     write_number_array(f, o.timeseries.queued);
     f.print(",\"running_jobs\":");
     write_number_array(f, o.timeseries.running);
+    const DurationHistogram& calls = o.stats.policy_call_time;
     f.print("}},\n\"run\":{{\"version\":{},\"wall_seconds\":{},\"policy_seconds\":{},\"policy_calls\":{},"
-                  "\"peak_rss_mb\":{}}}}}\n",
+                  "\"policy_call_seconds\":{{\"p50\":{},\"p99\":{},\"max\":{}}},\"peak_rss_mb\":{}}}}}\n",
                json_out::quote(dlsim_version()), json_out::number(self.wall_seconds),
-               json_out::number(o.stats.policy_seconds), o.stats.policy_calls, json_out::number(self.peak_rss_mb));
+               json_out::number(o.stats.policy_seconds), o.stats.policy_calls, json_out::number(calls.percentile(50)),
+               json_out::number(calls.percentile(99)), json_out::number(calls.max()),
+               json_out::number(self.peak_rss_mb));
     f.commit();
 }
 

@@ -41,6 +41,7 @@ struct RunOutcome {
     Timeseries timeseries;
     std::vector<JobInfo> jobs;           ///< in trace order
     std::vector<GpuTypeIdx> job_gpu_type; ///< type of each job's longest allocation
+    std::vector<double> ftf_rho;          ///< each job's finish-time fairness ρ (-1 unless finished)
     std::map<std::uint32_t, std::string> rejected;  ///< job index -> reason
     std::vector<JobNetworkRecord> network;          ///< per job: placement shape, slowdown, communication
     std::vector<float> network_solve_micros;        ///< wall time of each solve, if config.time_network_solves

@@ -32,6 +32,16 @@ RunConfig default_run_config() {
     return c;
 }
 
+RestartSpec restart_spec(const RunConfig& c) {
+    RestartSpec r;
+    r.kind = c.restart_model;
+    r.restart_cost = c.restart_cost;
+    r.checkpoint_bytes_per_param = c.checkpoint_bytes_per_param;
+    r.storage_bandwidth = c.storage_bandwidth;
+    r.migration_cost = c.migration_cost;
+    return r;
+}
+
 namespace {
 
 /// "k=v" split at the first '='; anything else is an InputError naming `flag`.
@@ -74,6 +84,9 @@ namespace {
 //   plot can show) and costs 8 MB per series, while 3.7e18 overflowed the bucket count (SIGSEGV).
 // - seed [0, 2^64 - 1]: every seed the generators accept.
 // - restart_cost [0, 1e12] s: engine time ends near 4.6e12 s, and every job must finish within 1e12 s.
+//   migration_cost and wait_threshold share that bound; a checkpoint model's charge is checked against it
+//   per model when it is built (models/restart_model.cpp).
+// - checkpoint_bytes_per_param [0, 1e6], storage_bandwidth (0, 1e6] GB/s: finite, and no division by 0.
 // - min_gpus, max_gpus [0, 1e7] (0 = no bound): a cluster has at most 10,000,000 GPUs; checked on the
 //   64-bit value before it is stored as an int.
 // - resample_jobs [1, 1e8], max_jobs [0, 1e8] (0 = all): a hundred times the million-job benchmark;
@@ -265,6 +278,47 @@ const RunConfigKey kTable[] = {
      // the same (under "error" a run with unknown models fails, so no finished run is missing it).
      .echo = [](I id, C c, X) {
          if (c.unknown_models == UnknownModels::Agnostic) id["unknown_models"] = "agnostic";
+     }},
+    // Restart models and the waiting threshold: in the identity only when not the default, so the run
+    // ids of every config before these keys stay the same.
+    {.key = "restart_model", .kind = K::Choice,
+     .help = "what a restart costs: fixed (--restart-cost s), checkpoint (--restart-cost s plus saving and loading "
+             "the model's checkpoint, 2 x params x --checkpoint-bytes-per-param / --storage-bandwidth; MODELLING.md "
+             "§5) or helios (7 s on 1 GPU, 30 s on up to 8, 60 s above)",
+     .default_text = "fixed", .example = R"("checkpoint")", .choices = "fixed|checkpoint|helios",
+     .set = [](RunConfig& c, V v, W) { c.restart_model = *parse_restart_kind(v.text); },
+     // Its parameters are echoed with it (they change nothing under another model).
+     .echo = [](I id, C c, X) {
+         if (c.restart_model == RestartSpec::Kind::Fixed) return;
+         Json m = {{"kind", std::string(restart_kind_name(c.restart_model))}};
+         if (c.restart_model == RestartSpec::Kind::Checkpoint) {
+             m["checkpoint_bytes_per_param"] = c.checkpoint_bytes_per_param;
+             m["storage_bandwidth"] = c.storage_bandwidth;
+         }
+         id["restart_model"] = m;
+     }},
+    {.key = "checkpoint_bytes_per_param", .kind = K::Number,
+     .help = "restart_model checkpoint: checkpoint bytes per model parameter (4 weights + 8 Adam moments)",
+     .default_text = "12", .example = "14", .min = 0, .max = 1e6,
+     .set = [](RunConfig& c, V v, W) { c.checkpoint_bytes_per_param = v.number; }},
+    {.key = "storage_bandwidth", .kind = K::Number,
+     .help = "restart_model checkpoint: GB/s (1e9 bytes/s) at which a checkpoint is saved and loaded",
+     .default_text = "2", .example = "10", .min = 0, .max = 1e6, .min_open = true,
+     .set = [](RunConfig& c, V v, W) { c.storage_bandwidth = v.number; }},
+    {.key = "migration_cost", .kind = K::Number,
+     .help = "seconds without progress after a move (a migration, or a restart at the instant of a preemption), "
+             "instead of a restart's cost",
+     .default_text = "what a restart costs", .example = "5", .min = 0, .max = 1e12,
+     .set = [](RunConfig& c, V v, W) { c.migration_cost = v.number; },
+     .echo = [](I id, C c, X) {
+         if (c.migration_cost) id["migration_cost"] = *c.migration_cost;
+     }},
+    {.key = "wait_threshold", .kind = K::Number,
+     .help = "summary.jobs_waited_over_threshold counts the measured finished jobs that queued longer than this (s)",
+     .default_text = "3600", .example = "600", .min = 0, .max = 1e12,
+     .set = [](RunConfig& c, V v, W) { c.wait_threshold = v.number; },
+     .echo = [](I id, C c, X) {
+         if (c.wait_threshold != 3600) id["wait_threshold"] = c.wait_threshold;
      }},
     // Outputs: not part of the identity.
     {.key = "out", .kind = K::Text, .help = "result JSON", .default_text = "results/run.json",

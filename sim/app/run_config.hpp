@@ -3,6 +3,7 @@
 // the one table of its keys that drives the config-file reader (also sweep specs), the `dlsim run` flags
 // and their --help, `dlsim validate` of a run config, and the run's identity as echoed in the result.
 #include "models/network_model.hpp"
+#include "models/restart_model.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/metrics.hpp"
 #include "traces/canonical_csv.hpp"
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +32,13 @@ struct RunConfig {
     ContentionMode network = ContentionMode::Duty;  ///< how jobs share links (MODELLING.md §2.2)
     std::uint64_t seed = 0;
     double restart_cost = 0;                    ///< s
+    /// The restart model (MODELLING.md §5) and its parameters; restart_cost is fixed's charge and
+    /// checkpoint's fixed part.
+    RestartSpec::Kind restart_model = RestartSpec::Kind::Fixed;
+    double checkpoint_bytes_per_param = 12;
+    double storage_bandwidth = 2;               ///< GB/s
+    std::optional<double> migration_cost;       ///< s per move; unset: a move costs a restart
+    double wait_threshold = 3600;               ///< s: summary.jobs_waited_over_threshold counts longer waits
     bool strict = false;
     BadLinePolicy on_bad_line = BadLinePolicy::Error;
     std::size_t timeseries_points = 2000;
@@ -41,6 +50,9 @@ struct RunConfig {
     /// Benchmarks: time each network component solve (RunOutcome::network_solve_micros). Not a config key.
     bool time_network_solves = false;
 };
+
+/// The restart model's part of a run config.
+RestartSpec restart_spec(const RunConfig& config);
 
 /// The bundled defaults: a synthetic Gavel-mix trace on the Gavel-like 108-GPU heterogeneous cluster
 /// with Gavel's measured throughputs. Paths are absolute (the source tree's), so any folder works.

@@ -178,6 +178,96 @@ def test_cdf(plot, index_path, index, out, sweep_dir):
     check_figure(out / "cdf_files.pdf")
 
 
+def test_fairness(plot, index_path, index, out, sweep_dir):
+    """The rho CDF: one series per run at load 1, exactly its finished jobs' ftf_rho in the window."""
+    plot(["fairness", "--index", index_path, "--where", "load_scale=1", "-o", out / "fairness.png",
+          "--data-out", out / "fairness.csv"])
+    check_figure(out / "fairness.png")
+    series = {}
+    for d in read_csv(out / "fairness.csv"):
+        series.setdefault(d["series"], []).append(d)
+    picked = rows_where(index, load_scale=1)
+    check(len(series) == len(picked), f"fairness.csv: {len(series)} series, expected {len(picked)}")
+    unmatched = {}
+    for r in picked:
+        doc = json.loads((sweep_dir / r["result"]).read_text())
+        unmatched[r["run_id"]] = (sorted(j["ftf_rho"] for j in doc["jobs"] if j["state"] == "finished"), doc)
+    for name, pts in series.items():
+        xs = [float(p["ftf_rho"]) for p in pts]
+        check(all(x > 0 for x in xs), f"fairness.csv: series '{name}' has a rho <= 0")
+        match = [rid for rid, (rhos, doc) in unmatched.items()
+                 if doc["config"]["policy"] == pts[0]["policy"] and len(rhos) == len(xs)
+                 and all(close(a, b) for a, b in zip(rhos, xs))]
+        check(len(match) >= 1, f"fairness.csv: series '{name}' matches no run's ftf_rho")
+        rhos, doc = unmatched.pop(match[0])
+        # The summary's figures are over the same jobs.
+        check(close(max(xs), doc["summary"]["ftf_rho_max"]), f"fairness.csv: '{name}': max rho != summary's")
+        check(close(math.fsum(xs) / len(xs), doc["summary"]["ftf_rho_mean"], 1e-9),
+              f"fairness.csv: '{name}': mean rho != summary's ftf_rho_mean")
+        above = sum(1 for x in xs if x > 1) / len(xs)
+        check(close(above, doc["summary"]["ftf_share_above_1"]), f"fairness.csv: '{name}': share > 1 != summary's")
+    plot(["fairness"] + [sweep_dir / r["result"] for r in rows_where(index, load_scale=2, seed=1)] +
+         ["--logx", "-o", out / "fairness_files.pdf"])
+    check_figure(out / "fairness_files.pdf")
+
+
+def test_vc(plot, dlsim, work, out):
+    """Per-VC bars from two runs of a trace with a vc column: the CSV holds each run's summary.by_vc."""
+    trace = work / "vc_trace.csv"
+    rows = ["job_id,submit_time,num_gpus,duration,vc"]
+    for i in range(24):
+        rows.append(f"j{i},{i * 300},{1 + i % 3},{600 + 450 * (i % 5)},{['vc-b', 'vc-a', 'vc-c'][i % 3]}")
+    trace.write_text("\n".join(rows) + "\n")
+    results = []
+    for policy in ("fifo", "srtf"):
+        res = work / f"vc_{policy}.json"
+        run([dlsim, "run", "--trace", trace, "--cluster", REPO / "models/clusters/gavel_simulated.json",
+             "--profiles", REPO / "models/profiles/gavel.json", "--policy", policy, "--out", res])
+        results.append(res)
+    for ext in (".png", ".svg"):
+        extra = ["--data-out", out / "vc.csv"] if ext == ".png" else []
+        plot(["vc"] + results + ["-o", out / f"vc{ext}"] + extra)
+        check_figure(out / f"vc{ext}")
+    data = read_csv(out / "vc.csv")
+    check(len(data) == 6, f"vc.csv: {len(data)} rows, expected 3 VCs x 2 runs")
+    for res in results:
+        doc = json.loads(res.read_text())
+        by_vc = doc["summary"]["by_vc"]
+        check(list(by_vc) == ["vc-a", "vc-b", "vc-c"], f"{res}: summary.by_vc not in name order: {list(by_vc)}")
+        mine = [d for d in data if d["policy"] == doc["config"]["policy"]]
+        check([d["vc"] for d in mine] == list(by_vc), f"vc.csv: {doc['config']['policy']}: VCs {mine}")
+        for d in mine:
+            check(close(float(d["avg_jct_hours"]), by_vc[d["vc"]]["avg_jct"] / HOUR),
+                  f"vc.csv: {d}: avg_jct differs from summary.by_vc")
+            check(int(d["jobs"]) == by_vc[d["vc"]]["jobs"], f"vc.csv: {d}: jobs differ from summary.by_vc")
+        check(sum(v["jobs"] for v in by_vc.values()) == doc["summary"]["finished"],
+              f"{res}: by_vc counts {sum(v['jobs'] for v in by_vc.values())} jobs, not every finished one")
+    # A result without VCs is named in a one-line warning and left out; none at all is an error.
+    p = plot(["vc", work / "sweep" / "index.json", "-o", out / "x.png"], ok=False)
+    check(p.returncode == 2 and "Traceback" not in p.stderr, f"plot.py vc on an index file: {p.stderr}")
+
+
+def test_two_run_rho(index, out, sweep_dir):
+    """scripts/two_run_rho.py: per job JCT under srtf / JCT under fifo, matched by job_id."""
+    a = sweep_dir / rows_where(index, policy="srtf", load_scale=2, seed=1)[0]["result"]
+    b = sweep_dir / rows_where(index, policy="fifo", load_scale=2, seed=1)[0]["result"]
+    p = run([sys.executable, REPO / "scripts" / "two_run_rho.py", a, b, "--csv", out / "rho.csv"])
+    jobs_a = {j["job_id"]: j["jct"] for j in json.loads(a.read_text())["jobs"] if j["state"] == "finished"}
+    jobs_b = {j["job_id"]: j["jct"] for j in json.loads(b.read_text())["jobs"] if j["state"] == "finished"}
+    rhos = [jobs_a[k] / jobs_b[k] for k in jobs_a if k in jobs_b]
+    lines = {line[:15].strip(): line[15:].strip() for line in p.stdout.strip().splitlines()}  # label, value
+    check(close(float(lines["rho max"]), max(rhos), 1e-5), f"two_run_rho.py: max {lines['rho max']} != {max(rhos)}")
+    check(close(float(lines["rho mean"]), math.fsum(rhos) / len(rhos), 1e-5), f"two_run_rho.py: mean: {p.stdout}")
+    share = sum(1 for r in rhos if r > 1) / len(rhos)
+    check(close(float(lines["share rho > 1"]), share, 1e-5), f"two_run_rho.py: share: {p.stdout}")
+    data = read_csv(out / "rho.csv")
+    check(len(data) == len(rhos), f"rho.csv: {len(data)} rows, expected {len(rhos)}")
+    check(all(close(float(d["rho"]), jobs_a[d["job_id"]] / jobs_b[d["job_id"]]) for d in data), "rho.csv: a wrong rho")
+    bad = run([sys.executable, REPO / "scripts" / "two_run_rho.py", a, out / "missing.json"], ok=False)
+    check(bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "missing.json" in bad.stderr,
+          f"two_run_rho.py on a missing file: {bad.returncode} {bad.stderr}")
+
+
 def test_util(plot, index, out, sweep_dir):
     result = sweep_dir / rows_where(index, policy="fifo", load_scale=1, seed=1)[0]["result"]
     for ext in (".png", ".pdf"):
@@ -309,13 +399,16 @@ def main():
         if run([sys.executable, "-c", "import matplotlib"], ok=False).returncode != 0:
             raise Failure(f"{sys.executable} cannot import matplotlib: run this test with /usr/bin/python3 "
                           "(Debian's python3-matplotlib)")
-        for cmd in ("cdf", "load", "util", "bars", "table"):
+        for cmd in ("cdf", "load", "util", "bars", "table", "fairness", "vc"):
             check("usage: plot.py " + cmd in plot([cmd, "--help"]).stdout, f"plot.py {cmd} --help: no usage")
         index_path, index = make_sweep(Path(a.dlsim).resolve(), work)
         sweep_dir = index_path.parent
         test_load(plot, index_path, index, out)
         test_bars(plot, index_path, index, out)
         test_cdf(plot, index_path, index, out, sweep_dir)
+        test_fairness(plot, index_path, index, out, sweep_dir)
+        test_vc(plot, Path(a.dlsim).resolve(), work, out)
+        test_two_run_rho(index, out, sweep_dir)
         test_util(plot, index, out, sweep_dir)
         test_table(plot, index_path, index, out)
         test_bad_input(plot, index_path, out)

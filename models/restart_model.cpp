@@ -1,0 +1,54 @@
+#include "models/restart_model.hpp"
+
+#include "models/base/input_error.hpp"
+
+#include <fmt/format.h>
+
+namespace dlsim {
+
+std::optional<RestartSpec::Kind> parse_restart_kind(std::string_view name) {
+    if (name == "fixed") return RestartSpec::Kind::Fixed;
+    if (name == "checkpoint") return RestartSpec::Kind::Checkpoint;
+    if (name == "helios") return RestartSpec::Kind::Helios;
+    return std::nullopt;
+}
+
+std::string_view restart_kind_name(RestartSpec::Kind kind) {
+    switch (kind) {
+        case RestartSpec::Kind::Fixed: return "fixed";
+        case RestartSpec::Kind::Checkpoint: return "checkpoint";
+        case RestartSpec::Kind::Helios: return "helios";
+    }
+    return "?";
+}
+
+std::unique_ptr<RestartModel> make_restart_model(const RestartSpec& spec, const ProfileSet& profiles) {
+    const Time fixed = to_time(spec.restart_cost);
+    std::unique_ptr<RestartModel> model;
+    switch (spec.kind) {
+        case RestartSpec::Kind::Fixed: model = std::make_unique<FixedRestart>(fixed); break;
+        case RestartSpec::Kind::Helios: model = std::make_unique<HeliosRestart>(); break;
+        case RestartSpec::Kind::Checkpoint: {
+            // Rounded once per model to whole microseconds, so every restart of a model costs the same.
+            std::vector<Time> per_model;
+            per_model.reserve(profiles.models.size());
+            for (const ModelProfile& m : profiles.models) {
+                const double bytes = static_cast<double>(m.params) * spec.checkpoint_bytes_per_param;
+                const double seconds = spec.restart_cost + 2 * bytes / (spec.storage_bandwidth * 1e9);
+                // The same bound as restart_cost's: every job must still finish within engine time.
+                if (!(seconds <= 1e12))
+                    throw InputError(fmt::format("restart_model checkpoint: model '{}': a restart would take {:g} s "
+                                                 "(more than 1e12 s): check params, checkpoint_bytes_per_param and "
+                                                 "storage_bandwidth",
+                                                 m.name, seconds));
+                per_model.push_back(to_time(seconds));
+            }
+            model = std::make_unique<CheckpointRestart>(std::move(per_model), fixed);
+            break;
+        }
+    }
+    if (spec.migration_cost) model = std::make_unique<WithMigrationCost>(std::move(model), to_time(*spec.migration_cost));
+    return model;
+}
+
+}  // namespace dlsim
