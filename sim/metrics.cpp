@@ -134,20 +134,31 @@ void Metrics::on_finish(Time t, JobIdx j, const JobInfo& job, const Allocation& 
     lifetime_us_[j] = in_system_us_ - lifetime_us_[j];
 }
 
-std::vector<double> Metrics::finish_time_fairness(std::span<const JobInfo> jobs, const RateModel& rates) const {
+std::vector<double> Metrics::finish_time_fairness(std::span<const JobInfo> jobs, const RateModel& rates,
+                                                  const Cluster& cluster) const {
     std::vector<double> rho(jobs.size(), -1.0);
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const JobInfo& j = jobs[i];
         if (j.state != JobState::Finished) continue;
         double best = 0;  // single-GPU rate on its fastest allowed type
-        for (GpuTypeMask m = j.runnable; m != 0; m &= m - 1)
-            best = std::max(best, rates.single(j.model, static_cast<GpuTypeIdx>(std::countr_zero(m))));
-        const double alone = j.work / (best * j.num_gpus);  // s
+        GpuTypeIdx fastest = 0;
+        for (GpuTypeMask m = j.runnable; m != 0; m &= m - 1) {
+            const auto t = static_cast<GpuTypeIdx>(std::countr_zero(m));
+            if (const double r = rates.single(j.model, t); r > best) best = r, fastest = t;
+        }
+        const double alone = j.work / (best * j.num_gpus);  // s, on its own GPU count
         const double jct = to_seconds(j.finish - j.submit);
         const double lifetime = static_cast<double>(lifetime_us_[i]) / kMicrosPerSecond;  // job-seconds
-        // ρ = JCT ÷ (T_alone × N̄) with N̄ = lifetime ÷ JCT. A job that finished at its submit instant
-        // (JCT 0) was never slowed: ρ = 0.
-        rho[i] = lifetime > 0 && alone > 0 ? jct * jct / (alone * lifetime) : 0.0;
+        if (!(lifetime > 0 && alone > 0)) {  // finished at its submit instant (JCT 0): never slowed
+            rho[i] = 0.0;
+            continue;
+        }
+        // Its equal share of the cluster is 1/N̄ of its fastest type's GPUs, N̄ = lifetime ÷ JCT. A rigid
+        // job cannot use more than its own GPUs; on fewer it time-shares them: T_id = T_alone × max(1,
+        // g·N̄/W). On one GPU (W = g = 1) this is Themis's T_alone × N̄.
+        const double share_gpus = cluster.gpus_of_type(fastest) * jct / lifetime;
+        const double ideal = alone * std::max(1.0, j.num_gpus / share_gpus);
+        rho[i] = jct / ideal;
     }
     return rho;
 }

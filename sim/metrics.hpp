@@ -97,11 +97,13 @@ public:
     /// an InputError (a window that silently measured fewer jobs would be a wrong number).
     Summary summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window = {},
                       const SummaryOptions& options = {}) const;
-    /// Finish-time fairness per job (Themis, DESIGN.md "Clarifications"): ρ_j = JCT_j ÷ (T_alone_j × N̄_j),
-    /// T_alone_j = work ÷ its rate on its own GPU count of its fastest allowed type (the profile's rate, as
-    /// srtf's best case), N̄_j = the time-average of queued + running jobs over [submit, finish]. -1 for a
-    /// job that did not finish.
-    std::vector<double> finish_time_fairness(std::span<const JobInfo> jobs, const RateModel& rates) const;
+    /// Finish-time fairness per job (Themis, DESIGN.md "Clarifications"): ρ_j = JCT_j ÷ T_id_j, the time it
+    /// would take alone on an equal share 1/N̄_j of its fastest allowed type's W GPUs, N̄_j = the time-average
+    /// of queued + running jobs over [submit, finish]: T_id = T_alone × max(1, g·N̄/W), T_alone = work ÷ its
+    /// rate on its own g GPUs there (a rigid job cannot use more than g; on fewer it time-shares). On one
+    /// GPU this is Themis's T_alone × N̄. -1 for a job that did not finish.
+    std::vector<double> finish_time_fairness(std::span<const JobInfo> jobs, const RateModel& rates,
+                                             const Cluster& cluster) const;
     /// Buckets of equal width from the first submit; the last one ends at the last finish.
     Timeseries timeseries() const;
 

@@ -140,3 +140,24 @@ TEST_CASE("policy call timing: log-spaced histogram percentiles", "[unit]") {
     CHECK(h.percentile(99) <= 1e-3 * 1.1221);
     CHECK(h.percentile(100) == 0.5);
 }
+
+TEST_CASE("finish-time fairness: on a cluster wider than g x N-bar the share is the job's own GPUs", "[engine]") {
+    // 4 GPUs (one node). a (2 GPUs, 10 s) at 0, b (1 GPU, 6 s) at 1: fifo runs both at once.
+    // N: 1 on [0, 1), 2 on [1, 7), 1 on [7, 10). a: JCT 10, ∫N = 1 + 12 + 3 = 16, N̄ = 1.6; its share
+    // 4 / 1.6 = 2.5 GPUs >= 2, so T_id = T_alone = 10 and ρ = 1. b: JCT 6, N̄ = 2, share 2 >= 1: ρ = 1.
+    // With a 3-GPU job c (4 s) at 2 as well, c waits for a (b holds 1, a 2, 1 free): c [10, 14), JCT 12.
+    // N for c: 3 on [2, 7), 2 on [7, 10), 1 on [10, 14): ∫ = 15 + 6 + 4 = 25, N̄ = 25/12; share
+    // 4 / (25/12) = 1.92 GPUs < 3: T_id = 4 × 3 / 1.92 = 6.25, ρ = 12 / 6.25 = 1.92.
+    RunConfig c;
+    c.out.clear();
+    const auto two = simulate(inputs_from_text(homogeneous_cluster_json(1, 4), kUnusedProfile,
+                                               "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,1,1,6\n"),
+                              c);
+    CHECK(two.ftf_rho[0] == Approx(1.0).epsilon(1e-12));
+    CHECK(two.ftf_rho[1] == Approx(1.0).epsilon(1e-12));
+    const auto three = simulate(inputs_from_text(homogeneous_cluster_json(1, 4), kUnusedProfile,
+                                                 "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,1,1,6\nc,2,3,4\n"),
+                                c);
+    CHECK(finish_s(three, 2) == 14);
+    CHECK(three.ftf_rho[2] == Approx(1.92).epsilon(1e-12));
+}

@@ -223,7 +223,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
                                      "throughputs",
                                      in.trace.path, r.line, r.id, e.finish_seconds));
     }
-    out.ftf_rho = metrics.finish_time_fairness(sim.jobs(), rates);
+    out.ftf_rho = metrics.finish_time_fairness(sim.jobs(), rates, in.cluster);
     SummaryOptions summary_options;
     summary_options.wait_threshold = to_time(c.wait_threshold);
     summary_options.ftf_rho = out.ftf_rho;
