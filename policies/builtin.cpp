@@ -113,6 +113,7 @@ RegistryEntry<Policy> tiresias_gittins_entry() {
                       "seconds: a running job is ranked by the better of its index now and its index this much (plus "
                       "the restart cost) earlier, times its GPUs with gpu service: no swapping for a negligible gain",
                       {}});
+    params.push_back(walk_param());
     return {"tiresias-gittins",
             "Tiresias's MLFQ with jobs ordered within a queue by the Gittins index of their attained service, over "
             "the distribution of finished jobs (uniform prior until 100 finish); SKIP walk",
@@ -127,7 +128,8 @@ RegistryEntry<Policy> tiresias_gittins_entry() {
                                                  "1e9], got {}", margin));
                 return std::make_unique<TiresiasGittinsPolicy>(parse_type_order(p.get("type_order")), th,
                                                                p.get("service") == "gpu", knob, delta,
-                                                               p.get_bool("gittins_compat"), margin);
+                                                               p.get_bool("gittins_compat"), margin,
+                                                               p.get("walk") == "full");
             }};
 }
 

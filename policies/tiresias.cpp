@@ -12,6 +12,8 @@ namespace dlsim {
 
 namespace {
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 /// `seconds` from now as an engine instant, rounded up to the µs and at least 1 µs ahead.
 Time after(Time now, double seconds) {
     return now + std::max<Time>(1, static_cast<Time>(std::ceil(seconds * kMicrosPerSecond)));
@@ -88,13 +90,20 @@ void TiresiasPolicy::run(const ClusterView& view, JobIdx j) {
     running_.insert(s.key);
     s.crossing = crossing(view, j);
     if (s.crossing != kNever) crossings_.insert({s.crossing, j});
+    if (timer_ == DemotionTimer::TiresiasSim && s.queue < thresholds_.size()) {
+        const double run = to_seconds(view.job(j).attained_at(view.now()) - s.service_from);
+        s.late = {gpu_service_ ? view.job(j).num_gpus : 1, thresholds_[s.queue] - run + to_seconds(view.now()), j};
+        late_.insert(s.late);
+    }
 }
 
 void TiresiasPolicy::unrun(JobIdx j) {
     State& s = states_[j];
     running_.erase(s.key);
     if (s.crossing != kNever) crossings_.erase({s.crossing, j});
+    if (std::get<0>(s.late) > 0) late_.erase(s.late);
     s.crossing = kNever;
+    s.late = {};
     s.running = false;
 }
 
@@ -135,14 +144,12 @@ Time TiresiasPolicy::next_call(const ClusterView& view) const {
     if (timer_ == DemotionTimer::Exact) {
         if (!crossings_.empty()) next = crossings_.begin()->first;
     } else {
-        // Tiresias's simulator: (θ_q − wall seconds run)/g, recomputed at every call over the running jobs.
-        for (const Key& k : running_) {
-            const JobIdx j = std::get<2>(k);
-            const State& s = states_[j];
-            if (s.queue >= thresholds_.size()) continue;
-            const double run = to_seconds(view.job(j).attained_at(now) - s.service_from);
-            const double per_second = gpu_service_ ? view.job(j).num_gpus : 1;
-            next = std::min(next, after(now, (thresholds_[s.queue] - run) / per_second));
+        // Tiresias's simulator: (θ_q − wall seconds run)/g from now, for every running job. With D = θ_q −
+        // wall seconds run + now (fixed while it runs) that is now + (D − now)/g: the least D per g decides.
+        const double now_s = to_seconds(now);
+        for (auto it = late_.begin(); it != late_.end(); it = late_.lower_bound({std::get<0>(*it) + 1, -kInf, 0})) {
+            const int per_second = std::get<0>(*it);
+            next = std::min(next, after(now, (std::get<1>(*it) - now_s) / per_second));
         }
     }
     if (knob_ > 0)
@@ -186,9 +193,15 @@ void TiresiasPolicy::decide(const ClusterView& view, const Changes& changes, Dec
 
     selected_.clear();  // the waiting jobs this call starts
     bool fast = false;
-    if (!ranks_drift() && !full_walk_) {
-        // A waiting job can displace a running one only if it ranks ahead of the last running job.
-        auto ahead = [&](const Key& k) { return !running_.empty() && std::get<0>(k) < std::get<0>(*running_.rbegin()); };
+    if (!full_walk_) {
+        // A waiting job can displace a running one only if it ranks ahead of the last running job. When
+        // ranks drift, the running jobs' order within a queue is unknown without re-ranking them: a job of
+        // the last running job's queue counts as ahead.
+        auto ahead = [&](const Key& k) {
+            if (running_.empty()) return false;
+            const Rank& last = std::get<0>(*running_.rbegin());
+            return ranks_drift() ? std::get<0>(k).queue <= last.queue : std::get<0>(k) < last;
+        };
         fast = start_in_free_gpus(view, order_, waiting_, fast_, ahead, out, [&](JobIdx j) { selected_.push_back(j); });
     }
     if (!fast) {

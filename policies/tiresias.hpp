@@ -19,8 +19,8 @@
 // Cost per call: the running jobs are kept in an ordered set (their key changes only at a demotion,
 // which a set of crossing times finds), so a call costs O(changes × log n + waiting jobs walked): a full
 // walk over the running jobs happens only when a waiting job could displace one. knob > 0 adds a pass
-// over the waiting jobs, timer=tiresias-sim one over the running jobs. A subclass whose order within a
-// queue drifts while jobs run (tiresias-gittins) re-ranks its running jobs at every call instead.
+// over the waiting jobs. A subclass whose order within a queue drifts while jobs run (tiresias-gittins)
+// re-ranks its running jobs at the calls that need the full walk.
 #include "policies/desired_state.hpp"
 #include "policies/policy.hpp"
 #include "policies/priority_walk.hpp"
@@ -55,8 +55,9 @@ protected:
 
     /// Job j's key, `running` or waiting. Tiresias: the order of entry into its queue.
     virtual Key key(const ClusterView& view, JobIdx j, bool running) const;
-    /// True when a running job's place within its queue changes while it runs: its key is then recomputed
-    /// at every call (O(running × log) per call) instead of kept.
+    /// True when a running job's place within its queue changes while it runs: the running jobs are then
+    /// re-ranked (O(running × log n)) at each call that cannot take the fast path, where a waiting job of
+    /// the last running job's queue counts as one that might displace a running job.
     virtual bool ranks_drift() const { return false; }
     /// Told what changed before anything else; true when every waiting job's key must be recomputed.
     virtual bool observe(const ClusterView&, const Changes&) { return false; }
@@ -73,6 +74,8 @@ protected:
     const std::vector<double>& thresholds() const { return thresholds_; }
 
 private:
+    /// (service per second, D, job): the simulator's wake-up for the job is now + (D − now)/(service per second).
+    using Late = std::tuple<int, double, JobIdx>;
     struct State {
         std::uint32_t queue = 0;
         std::uint64_t entry = 0;   // order of entry into its queue
@@ -80,6 +83,7 @@ private:
         Time count_from = kNever;  // its first start since then (waiting counts from here; kNever: not yet)
         Key key{};                 // its key in waiting_ or running_ (the one it was inserted with)
         Time crossing = kNever;    // while running: when it crosses its queue's threshold (kNever: last queue)
+        Late late{};               // while running, timer=tiresias-sim, not in the last queue: its entry in late_
         bool waiting = false, running = false;
     };
     State& state(JobIdx j);
@@ -106,6 +110,7 @@ private:
     std::set<Key> waiting_;
     std::set<Key> running_;                      // the jobs running after the last call
     std::set<std::pair<Time, JobIdx>> crossings_;  // (crossing, job) of the running jobs not in the last queue
+    std::set<Late> late_;                        // timer=tiresias-sim: the running jobs not in the last queue
     std::vector<Key> ranked_;                    // scratch: running jobs re-ranked (ranks_drift)
     std::vector<int> capacity_;                  // scratch
     std::vector<JobIdx> to_preempt_, promoted_, selected_;

@@ -15,9 +15,11 @@
 // of its index now and its index before the service its displacement would waste (restart cost plus
 // `margin`), so a waiting job displaces it only when it gains more than that (DESIGN.md's rule).
 //
-// Cost per call: a running job's index changes as it runs, so the running jobs are re-ranked at every
-// call: O(running × log n) (two binary searches each, then a sort of the running jobs). Waiting jobs'
-// indices change only when the estimate is refreshed: then all are re-keyed, O(waiting × log waiting).
+// Cost per call: a running job's index changes as it runs, so a call that may displace a running job
+// (a waiting job of the last running job's queue or above that does not fit in the free GPUs) re-ranks
+// the running jobs: O(running × log n), two binary searches each and a sort. Other calls take Tiresias's
+// fast path: O(changes × log n). Waiting jobs' indices change only when the estimate is refreshed: then
+// all are re-keyed, O(waiting × log waiting).
 #include "policies/displacement_cost.hpp"
 #include "policies/gittins_index.hpp"
 #include "policies/tiresias.hpp"
@@ -29,7 +31,7 @@ public:
     static constexpr double kCompatDelta = 3250;  ///< Tiresias's simulator's fixed Δ (GPU-s)
 
     TiresiasGittinsPolicy(TypeOrder order, std::vector<double> thresholds, bool gpu_service, double knob, double delta,
-                          bool compat, double margin_s);
+                          bool compat, double margin_s, bool full_walk = false);
 
 protected:
     Key key(const ClusterView& view, JobIdx j, bool running) const override;

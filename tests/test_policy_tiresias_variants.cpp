@@ -184,7 +184,8 @@ TEST_CASE("blox-las: service in wall seconds, 300 s rounds, against las's GPU-se
     CHECK(las.jobs[1].preemptions == 1);  // at 1200
 }
 
-TEST_CASE("las and tiresias: the incremental walk gives the full walk's schedule", "[schedule][las][tiresias]") {
+TEST_CASE("las, tiresias and tiresias-gittins: the incremental walk gives the full walk's schedule",
+          "[schedule][las][tiresias]") {
     // 3,000 jobs of 1, 2 or 4 GPUs with exponential durations on 2 nodes x 4 GPUs at a load of about
     // 0.9: many displacements, demotions and skips. Every finish time and preemption count must match.
     std::string csv = "job_id,submit_time,num_gpus,duration\n";
@@ -200,7 +201,9 @@ TEST_CASE("las and tiresias: the incremental walk gives the full walk's schedule
         const char *policy, *param, *more;
     };
     for (const Case& k : {Case{"las", "quantum=50", "margin=0"}, Case{"tiresias", "thresholds=100,400", "knob=0"},
-                          Case{"tiresias-sim", "thresholds=60,200", "knob=2"}, Case{"blox-las", "quantum=60", "margin=1"}}) {
+                          Case{"tiresias-sim", "thresholds=60,200", "knob=2"}, Case{"blox-las", "quantum=60", "margin=1"},
+                          Case{"tiresias-gittins", "thresholds=100,400", "knob=0"},
+                          Case{"tiresias-gittins", "thresholds=100", "gittins_compat=true"}}) {
         INFO(k.policy << " " << k.param << " " << k.more);
         const auto fast = run_with(in, k.policy, {k.param, k.more});
         const auto full = run_with(in, k.policy, {k.param, k.more, "walk=full"});
