@@ -148,9 +148,9 @@ int main(int argc, char** argv) {
     fmt::print("bench_policies: {} jobs (philly.csv empirical sizes and durations, {} rows, E[g x d] = {:.0f} GPU-s) "
                "on {} GPUs at load {}\n",
                jobs, g.empirical.size(), mean_gpu_seconds, gpus, load);
-    fmt::print("  arrival rate      {:.6f} jobs/s = {:.2f} jobs/h (0.9 x GPUs / E[g x d]); span {:.1f} days; trace "
+    fmt::print("  arrival rate      {:.6f} jobs/s = {:.2f} jobs/h ({} x GPUs / E[g x d]); span {:.1f} days; trace "
                "generated in {:.2f} s\n",
-               rate, rate * 3600, in.trace.jobs.back().submit_time / 86400, generation);
+               rate, rate * 3600, load, in.trace.jobs.back().submit_time / 86400, generation);
     std::fflush(stdout);
 
     int status = 0;
