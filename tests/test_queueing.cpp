@@ -304,8 +304,9 @@ namespace {
 
 /// Jobs of the FB test: enough that 3% is at least 3 standard errors (checked by batch means). At 1M jobs
 /// the standard error was 1.08% (las 2.5432 against FB 2.5435); at 2M 0.79% (las 2.5624, +0.74%), 31 s.
-/// The quantum (m/50) adds no bias this resolves: with it a waiting job overtakes the running one at most
-/// m/50 of service late, against a mean size of m.
+/// The quantum adds no measurable bias: arrivals (service 0) preempt at once, and the quantum only sets
+/// how finely jobs of equal service alternate. On the same 1M-job sample, quantum m/10, m/50 and m/100
+/// give 2.54333, 2.54315 and 2.54327 (within 0.007%).
 constexpr std::size_t kFbJobs = 2'000'000;
 
 /// Foreground-background (FB, least attained service) M/G/1 mean response time (Schrage 1967;
