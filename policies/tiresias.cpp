@@ -49,7 +49,7 @@ double TiresiasPolicy::total_service(const ClusterView& view, JobIdx j) const {
 
 double TiresiasPolicy::to_threshold(const ClusterView& view, JobIdx j) const {
     const std::uint32_t q = states_[j].queue;
-    return q < thresholds_.size() ? thresholds_[q] - service(view, j) : std::numeric_limits<double>::infinity();
+    return q < thresholds_.size() ? thresholds_[q] - service(view, j) : kInf;
 }
 
 TiresiasPolicy::Key TiresiasPolicy::key(const ClusterView&, JobIdx j, bool) const {
