@@ -46,10 +46,9 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
 
 
 /// The reference switch of the policies with a fast path (STYLE.md lesson 8).
-ParamSpec walk_param() {
-    return {"walk", ParamType::Choice, "incremental",
-            "full: walk every running job at every call, the slow reference the incremental path is tested against",
-            {"incremental", "full"}};
+ParamSpec full_walk_param() {
+    return {"full_walk", ParamType::Bool, "false",
+            "walk every running job at every call: the slow reference the incremental path is tested against", {}};
 }
 
 /// The MLFQ parameters of `tiresias` and its variants, with the given defaults.
@@ -88,14 +87,14 @@ RegistryEntry<Policy> tiresias_entry(std::string name, std::string description, 
                       "wall seconds run)/GPUs, late for gangs; the demotion waits for it or the next arrival or "
                       "completion)",
                       {"exact", "tiresias-sim"}});
-    params.push_back(walk_param());
+    params.push_back(full_walk_param());
     return {name, std::move(description), std::move(params), [name](const Params& p) {
                 const auto [th, knob] = tiresias_queues(name, p);
                 return std::make_unique<TiresiasPolicy>(
                     parse_type_order(p.get("type_order")), th, p.get("service") == "gpu", knob,
                     p.get("timer") == "exact" ? TiresiasPolicy::DemotionTimer::Exact
                                               : TiresiasPolicy::DemotionTimer::TiresiasSim,
-                    p.get("walk") == "full");
+                    p.get_bool("full_walk"));
             }};
 }
 
@@ -113,7 +112,7 @@ RegistryEntry<Policy> tiresias_gittins_entry() {
                       "seconds: a running job is ranked by the better of its index now and its index this much (plus "
                       "the restart cost) earlier, times its GPUs with gpu service: no swapping for a negligible gain",
                       {}});
-    params.push_back(walk_param());
+    params.push_back(full_walk_param());
     return {"tiresias-gittins",
             "Tiresias's MLFQ with jobs ordered within a queue by the Gittins index of their attained service, over "
             "the distribution of finished jobs (uniform prior until 100 finish); SKIP walk",
@@ -129,7 +128,7 @@ RegistryEntry<Policy> tiresias_gittins_entry() {
                 return std::make_unique<TiresiasGittinsPolicy>(parse_type_order(p.get("type_order")), th,
                                                                p.get("service") == "gpu", knob, delta,
                                                                p.get_bool("gittins_compat"), margin,
-                                                               p.get("walk") == "full");
+                                                               p.get_bool("full_walk"));
             }};
 }
 
@@ -145,7 +144,7 @@ RegistryEntry<Policy> las_entry(std::string name, std::string description, const
               "seconds: a waiting job displaces a running one only when its service is lower by more than the "
               "restart cost plus this margin (times the running job's GPUs for gpu service)",
               {}},
-             walk_param()},
+             full_walk_param()},
             [name](const Params& p) {
                 const double quantum = p.get_double("quantum"), margin = p.get_double("margin");
                 if (!(quantum >= 1e-6 && quantum <= 1e9))
@@ -155,7 +154,7 @@ RegistryEntry<Policy> las_entry(std::string name, std::string description, const
                     throw InputError(fmt::format("policy {}: parameter margin: expected seconds in [0, 1e9], got {}", name,
                                                  margin));
                 return std::make_unique<LasPolicy>(parse_type_order(p.get("type_order")), p.get("service") == "gpu",
-                                                   quantum, margin, p.get("walk") == "full");
+                                                   quantum, margin, p.get_bool("full_walk"));
             }};
 }
 

@@ -14,7 +14,7 @@
 // services grow at a rate set by their GPUs, so the largest one now is the largest intercept of a few
 // lines (one per GPU count): a call whose waiting jobs all fit in the free GPUs or rank behind every running
 // job starts them without visiting the running ones (O(changes × log n)); otherwise the running jobs are
-// ranked afresh and walked with the waiting ones (O(running × log running)). `walk=full` always walks in
+// ranked afresh and walked with the waiting ones (O(running × log running)). `full_walk=true` always walks in
 // full: the reference the fast path is tested against. Preset `blox-las`: service=wall (Blox's rounds of
 // 300 s count wall time, POLICIES.md §5).
 #include "policies/desired_state.hpp"

@@ -14,12 +14,14 @@
 // trace order. `timer=tiresias-sim` reproduces the simulator's late demotion timer: at every call the
 // wake-up is (θ_q − wall seconds run)/g from now instead of θ_q/g − wall seconds run, so a gang that has
 // run is demoted late, at that timer or at the next arrival or completion (POLICIES.md §6 step 5).
-// Defaults (POLICIES.md §16.1): K = 2, thresholds [3600] GPU-s, knob 0.
+// Defaults (POLICIES.md §16.1): K = 2, thresholds [3600] GPU-s, knob 0. Preset `tiresias-sim`: K = 3,
+// [3250, 7200], knob 0, timer=tiresias-sim (the shipped simulator's `dlas-gpu`).
 //
 // Cost per call: the running jobs are kept in an ordered set (their key changes only at a demotion,
 // which a set of crossing times finds), so a call costs O(changes × log n + waiting jobs walked): a full
 // walk over the running jobs happens only when a waiting job could displace one. knob > 0 adds a pass
-// over the waiting jobs. A subclass whose order within a queue drifts while jobs run (tiresias-gittins)
+// over the waiting jobs. `full_walk=true` walks every running job at every call: the reference the fast
+// path is tested against. A subclass whose order within a queue drifts while jobs run (tiresias-gittins)
 // re-ranks its running jobs at the calls that need the full walk.
 #include "policies/desired_state.hpp"
 #include "policies/policy.hpp"

@@ -206,7 +206,7 @@ TEST_CASE("las, tiresias and tiresias-gittins: the incremental walk gives the fu
                           Case{"tiresias-gittins", "thresholds=100", "gittins_compat=true"}}) {
         INFO(k.policy << " " << k.param << " " << k.more);
         const auto fast = run_with(in, k.policy, {k.param, k.more});
-        const auto full = run_with(in, k.policy, {k.param, k.more, "walk=full"});
+        const auto full = run_with(in, k.policy, {k.param, k.more, "full_walk=true"});
         REQUIRE(fast.summary.finished == 3000);
         CHECK(fast.summary.preemptions > 100);
         std::size_t differ = 0;
