@@ -12,6 +12,7 @@
 #include "policies/srtf.hpp"
 #include "policies/strict_locality_placer.hpp"
 #include "policies/tiresias.hpp"
+#include "policies/tiresias_gittins.hpp"
 #include "policies/topology_aware_placer.hpp"
 #include "policies/vc_quota.hpp"
 
@@ -194,6 +195,120 @@ RegistryEntry<Policy> vc_quota_entry(std::string name, std::string description, 
             }};
 }
 
+
+/// The reference switch of the policies with a fast path (STYLE.md lesson 8).
+ParamSpec full_walk_param() {
+    return {"full_walk", ParamType::Bool, "false",
+            "walk every running job at every call: the slow reference the incremental path is tested against", {}};
+}
+
+/// The MLFQ parameters of `tiresias` and its variants, with the given defaults.
+std::vector<ParamSpec> tiresias_params(const std::string& thresholds) {
+    return {type_order_param(),
+            {"thresholds", ParamType::Numbers, thresholds,
+             "service at which a job leaves queue k, ascending (GPU-seconds, or seconds with service=wall); K = "
+             "count + 1 queues",
+             {}},
+            {"service", ParamType::Choice, "gpu", "attained service in GPU-seconds (2D) or seconds held (1D)",
+             {"gpu", "wall"}},
+            {"knob", ParamType::Double, "0",
+             "starvation promotion: back to Q0 once waiting >= knob x time run since the last promotion (0: off)",
+             {}}};
+}
+
+/// Checked thresholds and knob of a tiresias variant named `name`.
+std::pair<std::vector<double>, double> tiresias_queues(const std::string& name, const Params& p) {
+    const std::vector<double> th = p.get_numbers("thresholds");
+    for (std::size_t i = 0; i < th.size(); ++i)
+        if (!(th[i] > 0) || (i > 0 && !(th[i] > th[i - 1])))
+            throw InputError("policy " + name + ": parameter thresholds: expected positive numbers in ascending order, "
+                             "got '" + p.get("thresholds") + "'");
+    const double knob = p.get_double("knob");
+    if (!(knob >= 0 && knob <= 1e9))
+        throw InputError(fmt::format("policy {}: parameter knob: expected a number in [0, 1e9], got {}", name, knob));
+    return {th, knob};
+}
+
+/// `tiresias` and its preset `tiresias-sim` (the shipped simulator's queues and late demotion timer).
+RegistryEntry<Policy> tiresias_entry(std::string name, std::string description, const std::string& thresholds,
+                                     const std::string& timer) {
+    std::vector<ParamSpec> params = tiresias_params(thresholds);
+    params.push_back({"timer", ParamType::Choice, timer,
+                      "when a demotion is due: at the exact crossing, or at Tiresias's simulator's timer ((threshold - "
+                      "wall seconds run)/GPUs, late for gangs; the demotion waits for it or the next arrival or "
+                      "completion)",
+                      {"exact", "tiresias-sim"}});
+    params.push_back(full_walk_param());
+    return {name, std::move(description), std::move(params), [name](const Params& p) {
+                const auto [th, knob] = tiresias_queues(name, p);
+                return std::make_unique<TiresiasPolicy>(
+                    parse_type_order(p.get("type_order")), th, p.get("service") == "gpu", knob,
+                    p.get("timer") == "exact" ? TiresiasPolicy::DemotionTimer::Exact
+                                              : TiresiasPolicy::DemotionTimer::TiresiasSim,
+                    p.get_bool("full_walk"));
+            }};
+}
+
+RegistryEntry<Policy> tiresias_gittins_entry() {
+    std::vector<ParamSpec> params = tiresias_params("3600");
+    params.push_back({"delta", ParamType::Double, "0",
+                      "the index's service horizon: 0 = what the job has left before its queue's threshold (the rest "
+                      "of the job in the last queue); > 0 a fixed horizon in the service unit",
+                      {}});
+    params.push_back({"gittins_compat", ParamType::Bool, "false",
+                      "Tiresias's simulator's index: E sums the raw service of the jobs that finish within the "
+                      "horizon, and the horizon is 3250 unless delta is set",
+                      {}});
+    params.push_back({"margin", ParamType::Double, "0.001",
+                      "seconds: a running job is ranked by the better of its index now and its index this much (plus "
+                      "the restart cost) earlier, times its GPUs with gpu service: no swapping for a negligible gain",
+                      {}});
+    params.push_back(full_walk_param());
+    return {"tiresias-gittins",
+            "Tiresias's MLFQ with jobs ordered within a queue by the Gittins index of their attained service, over "
+            "the distribution of finished jobs (uniform prior until 100 finish); SKIP walk",
+            std::move(params), [](const Params& p) {
+                const auto [th, knob] = tiresias_queues("tiresias-gittins", p);
+                const double delta = p.get_double("delta"), margin = p.get_double("margin");
+                if (!(delta >= 0 && delta <= 1e12))
+                    throw InputError(fmt::format("policy tiresias-gittins: parameter delta: expected 0 or a service in "
+                                                 "(0, 1e12], got {}", delta));
+                if (!(margin >= 0 && margin <= 1e9))
+                    throw InputError(fmt::format("policy tiresias-gittins: parameter margin: expected seconds in [0, "
+                                                 "1e9], got {}", margin));
+                return std::make_unique<TiresiasGittinsPolicy>(parse_type_order(p.get("type_order")), th,
+                                                               p.get("service") == "gpu", knob, delta,
+                                                               p.get_bool("gittins_compat"), margin,
+                                                               p.get_bool("full_walk"));
+            }};
+}
+
+/// `las` and its preset `blox-las` (wall-time service, 300 s rounds).
+RegistryEntry<Policy> las_entry(std::string name, std::string description, const std::string& service) {
+    return {name,
+            std::move(description),
+            {type_order_param(),
+             {"service", ParamType::Choice, service, "attained service counted in GPU-seconds (gpu) or seconds held (wall)",
+              {"gpu", "wall"}},
+             {"quantum", ParamType::Double, "300", "seconds between re-rankings while jobs wait (Blox, Synergy: 300)", {}},
+             {"margin", ParamType::Double, "0.001",
+              "seconds: a waiting job displaces a running one only when its service is lower by more than the "
+              "restart cost plus this margin (times the running job's GPUs for gpu service)",
+              {}},
+             full_walk_param()},
+            [name](const Params& p) {
+                const double quantum = p.get_double("quantum"), margin = p.get_double("margin");
+                if (!(quantum >= 1e-6 && quantum <= 1e9))
+                    throw InputError(fmt::format("policy {}: parameter quantum: expected seconds in [1e-6, 1e9], got {}",
+                                                 name, quantum));
+                if (!(margin >= 0 && margin <= 1e9))
+                    throw InputError(fmt::format("policy {}: parameter margin: expected seconds in [0, 1e9], got {}", name,
+                                                 margin));
+                return std::make_unique<LasPolicy>(parse_type_order(p.get("type_order")), p.get("service") == "gpu",
+                                                   quantum, margin, p.get_bool("full_walk"));
+            }};
+}
+
 }  // namespace
 
 void register_builtin_policies(PolicyRegistry& r) {
@@ -227,49 +342,19 @@ void register_builtin_policies(PolicyRegistry& r) {
                      "Helios's srtf (SC'21 simulator): decisions every 1 s, no moves between types, GPU types ignored; "
                      "its checkpoint charges (7/30/60 s by gang size) are the run's --restart-model helios",
                      false, {{"tick", "1"}, {"migrate", "false"}, {"type_order", "spec"}}));
-    r.add({"las", "preemptive least attained service (GPU-seconds by default), re-ranked every quantum; SKIP walk",
-           {type_order_param(),
-            {"service", ParamType::Choice, "gpu", "attained service counted in GPU-seconds (gpu) or seconds held (wall)",
-             {"gpu", "wall"}},
-            {"quantum", ParamType::Double, "300", "seconds between re-rankings while jobs wait (Blox, Synergy: 300)", {}},
-            {"margin", ParamType::Double, "0.001",
-             "seconds: a waiting job displaces a running one only when its service is lower by more than the "
-             "restart cost plus this margin (times the running job's GPUs for gpu service)",
-             {}}},
-           [](const Params& p) {
-               const double quantum = p.get_double("quantum"), margin = p.get_double("margin");
-               if (!(quantum >= 1e-6 && quantum <= 1e9))
-                   throw InputError(fmt::format("policy las: parameter quantum: expected seconds in [1e-6, 1e9], got {}", quantum));
-               if (!(margin >= 0 && margin <= 1e9))
-                   throw InputError(fmt::format("policy las: parameter margin: expected seconds in [0, 1e9], got {}", margin));
-               return std::make_unique<LasPolicy>(parse_type_order(p.get("type_order")), p.get("service") == "gpu",
-                                                  quantum, margin);
-           }});
-    r.add({"tiresias",
-           "discretised 2D-LAS (Tiresias): queues by attained GPU service, FIFO by entry within a queue, optional "
-           "starvation promotion; SKIP walk",
-           {type_order_param(),
-            {"thresholds", ParamType::Numbers, "3600",
-             "service at which a job leaves queue k, ascending (GPU-seconds, or seconds with service=wall); K = "
-             "count + 1 queues",
-             {}},
-            {"service", ParamType::Choice, "gpu", "attained service in GPU-seconds (2D) or seconds held (1D)",
-             {"gpu", "wall"}},
-            {"knob", ParamType::Double, "0",
-             "starvation promotion: back to Q0 once waiting >= knob x time run since the last promotion (0: off)",
-             {}}},
-           [](const Params& p) {
-               const std::vector<double> th = p.get_numbers("thresholds");
-               for (std::size_t i = 0; i < th.size(); ++i)
-                   if (!(th[i] > 0) || (i > 0 && !(th[i] > th[i - 1])))
-                       throw InputError("policy tiresias: parameter thresholds: expected positive numbers in "
-                                        "ascending order, got '" + p.get("thresholds") + "'");
-               const double knob = p.get_double("knob");
-               if (!(knob >= 0 && knob <= 1e9))
-                   throw InputError(fmt::format("policy tiresias: parameter knob: expected a number in [0, 1e9], got {}", knob));
-               return std::make_unique<TiresiasPolicy>(parse_type_order(p.get("type_order")), th,
-                                                       p.get("service") == "gpu", knob);
-           }});
+    r.add(las_entry("las", "preemptive least attained service (GPU-seconds by default), re-ranked every quantum; SKIP walk",
+                    "gpu"));
+    r.add(las_entry("blox-las", "preset: las as Blox runs it: service counted in wall seconds held, 300 s rounds",
+                    "wall"));
+    r.add(tiresias_entry("tiresias",
+                         "discretised 2D-LAS (Tiresias): queues by attained GPU service, FIFO by entry within a queue, "
+                         "optional starvation promotion; SKIP walk",
+                         "3600", "exact"));
+    r.add(tiresias_entry("tiresias-sim",
+                         "preset: tiresias as its shipped simulator (dlas-gpu): K=3 at 3250 and 7200 GPU-s, knob 0, "
+                         "late demotion timer",
+                         "3250,7200", "tiresias-sim"));
+    r.add(tiresias_gittins_entry());
     // sjf, its peer presets and qssf (POLICIES.md §3, §7, §16.1).
     r.add(sjf_entry("sjf", "shortest job first on an oracle estimate; non-preemptive and strict by default (Helios)",
                     {}));

@@ -2,7 +2,8 @@
 # The benchmarks at the full sizes the issues name and the README quotes (scripts/test.sh runs them
 # smaller): 1M jobs on 1,024 GPUs, the micro-benchmarks, the trace readers on the public files, and a
 # 100-run sweep of 10,000-job runs, and 100,000 Philly-sized jobs on a 10,240-GPU fat tree under the
-# network model (consolidated placement, then random placement to load the fabric). Expects
+# network model (consolidated placement, then random placement to load the fabric), and 1,000,000
+# philly.csv-shaped jobs on 4,096 GPUs at 90% load under tiresias, las and srtf. Expects
 # scripts/setup.sh to have built ./build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,3 +13,4 @@ cd "$(dirname "$0")/.."
 ./build/tests/bench/bench_sweep build/bench-sweep 10000 2>/dev/null
 ./build/tests/bench/bench_network 100000 || [ $? -eq 77 ]
 ./build/tests/bench/bench_network 100000 none,duty,maxmin 0.75 random || [ $? -eq 77 ]
+./build/tests/bench/bench_policies 1000000 4096 tiresias,las,srtf || [ $? -eq 77 ]

@@ -21,3 +21,5 @@ ctest --test-dir build-asan -LE slow --output-on-failure -j "$jobs"
 ./build/tests/bench/bench_sweep build/bench-sweep 1000 2>/dev/null
 # Exits 77 (skipped, message printed) when ../shared/data's pollux/philly.csv is missing.
 ./build/tests/bench/bench_network 5000 || [ $? -eq 77 ]
+# 20,000 philly.csv-shaped jobs on 128 GPUs loaded to 90% (skipped, exit 77, without the shared data).
+./build/tests/bench/bench_policies 20000 128 || [ $? -eq 77 ]
