@@ -967,8 +967,8 @@ def build_parser():
 
     p = sub.add_parser("fairness", help="finish-time fairness CDF per run",
                        description="Empirical CDF of each run's finish-time fairness rho (the job records' "
-                                   "ftf_rho: JCT / (time alone on its fastest type x mean jobs in the system "
-                                   "over its lifetime)) over its finished jobs in the measurement window, with a "
+                                   "ftf_rho: JCT / the time it would take alone on an equal 1/N share of its "
+                                   "fastest type, N the mean jobs in the system over its lifetime) over its finished jobs in the measurement window, with a "
                                    "dotted line at rho = 1. Runs are labelled as in cdf.")
     p.add_argument("results", nargs="*", metavar="RESULT.json", help="dlsim run results (with job records)")
     p.add_argument("--index", metavar="INDEX.json", help="also plot the result files of this sweep index's rows "

@@ -32,7 +32,10 @@ run() {
       plot util "$dir/runs/$(awk -F, '$3=="srtf" && $4=="3" && $5=="1" {print $1}' "$dir/index.csv").json" \
         -o "$dir/util_srtf_rate3.png" ;;
     tiresias-philly)
-      common_figures "$dir" 9 ;;
+      common_figures "$dir" 9
+      plot fairness --index "$dir/index.json" --where resample_rate=9 --where seed=1 --logx -o "$dir/ftf_cdf_rate9.png"
+      plot vc --index "$dir/index.json" --where resample_rate=9 --where seed=1 --where policy=fifo,las,tiresias \
+        -o "$dir/vc_rate9.png" --data-out "$dir/vc_rate9.csv" ;;
     *) echo "reference_experiment.sh: unknown experiment '$name' (gavel-fifo-srtf, tiresias-philly)" >&2; exit 2 ;;
   esac
   echo "reference experiment: $dir"
