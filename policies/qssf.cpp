@@ -1,6 +1,7 @@
 #include "policies/qssf.hpp"
 
 #include "models/base/input_error.hpp"
+#include "policies/queue_walk.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -87,20 +88,7 @@ void QssfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
 }
 
 void QssfPolicy::walk(const ClusterView& view, Decisions& out, int free) {
-    for (auto it = queue_.begin(); it != queue_.end() && free > 0;) {
-        const JobIdx j = std::get<2>(*it);
-        const JobInfo& job = view.job(j);
-        const auto t = pick_type(view, job, order_, available_);
-        if (!t) {
-            if (strict_) break;
-            ++it;
-            continue;
-        }
-        out.start(j, *t, job.num_gpus);
-        available_[*t] -= job.num_gpus;
-        free -= job.num_gpus;
-        it = queue_.erase(it);
-    }
+    start_in_order(view, queue_, order_, available_, free, strict_, out);
 }
 
 void QssfPolicy::walk_new(const ClusterView& view, const Changes& changes, Decisions& out, int free) {

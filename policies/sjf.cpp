@@ -2,6 +2,7 @@
 
 #include "models/base/input_error.hpp"
 #include "policies/priority_walk.hpp"
+#include "policies/queue_walk.hpp"
 #include "policies/runtime_estimate.hpp"
 
 #include <algorithm>
@@ -38,20 +39,7 @@ void SjfPolicy::decide(const ClusterView& view, const Changes& changes, Decision
     available_.resize(types);
     int free = 0;
     for (GpuTypeIdx t = 0; t < types; ++t) free += available_[t] = view.free_gpus(t);
-    for (auto it = queue_.begin(); it != queue_.end() && free > 0;) {
-        const JobIdx j = std::get<2>(*it);
-        const JobInfo& job = view.job(j);
-        const auto t = pick_type(view, job, order_, available_);
-        if (!t) {
-            if (strict_) break;
-            ++it;
-            continue;
-        }
-        out.start(j, *t, job.num_gpus);
-        available_[*t] -= job.num_gpus;
-        free -= job.num_gpus;
-        it = queue_.erase(it);
-    }
+    start_in_order(view, queue_, order_, available_, free, strict_, out);
 }
 
 void SjfPolicy::walk_preemptive(const ClusterView& view, Decisions& out) {

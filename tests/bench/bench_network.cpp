@@ -26,10 +26,10 @@
 #include "sim/app/run.hpp"
 #include "traces/random.hpp"
 
+#include "in_child.hpp"
+
 #include <fmt/format.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -242,24 +242,8 @@ int main(int argc, char** argv) {
 
     int status = 0;
     for (ContentionMode mode : modes) {
-        const pid_t pid = fork();
-        if (pid < 0) {
-            std::perror("fork");
-            return 1;
-        }
-        if (pid == 0) {
-            try {
-                run_mode(in, mode, placement);
-            } catch (const std::exception& e) {
-                fmt::print(stderr, "bench_network: {}: {}\n", contention_mode_name(mode), e.what());
-                std::fflush(stderr);
-                _exit(1);
-            }
-            _exit(0);
-        }
-        int child = 0;
-        waitpid(pid, &child, 0);
-        if (!WIFEXITED(child) || WEXITSTATUS(child) != 0) status = 1;
+        if (!bench::run_in_child("bench_network", contention_mode_name(mode), [&] { run_mode(in, mode, placement); }))
+            status = 1;
     }
     return status;
 }

@@ -19,10 +19,10 @@
 #include "traces/synthetic.hpp"
 #include "traces/trace_format.hpp"
 
+#include "in_child.hpp"
+
 #include <fmt/format.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -155,24 +155,7 @@ int main(int argc, char** argv) {
 
     int status = 0;
     for (const std::string& name : policies) {
-        const pid_t pid = fork();
-        if (pid < 0) {
-            std::perror("fork");
-            return 1;
-        }
-        if (pid == 0) {
-            try {
-                run_policy(in, name);
-            } catch (const std::exception& e) {
-                fmt::print(stderr, "bench_policies: {}: {}\n", name, e.what());
-                std::fflush(stderr);
-                _exit(1);
-            }
-            _exit(0);
-        }
-        int child = 0;
-        waitpid(pid, &child, 0);
-        if (!WIFEXITED(child) || WEXITSTATUS(child) != 0) status = 1;
+        if (!bench::run_in_child("bench_policies", name, [&] { run_policy(in, name); })) status = 1;
     }
     return status;
 }
