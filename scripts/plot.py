@@ -950,15 +950,19 @@ def build_parser():
                        help="keep index rows whose parameter KEY equals VALUE (numbers compare as numbers; "
                             "KEY=a,b accepts either; repeat for several keys, all must match)")
 
+    def result_inputs(p, what):
+        """Result files given directly and/or through a sweep index filtered by --where."""
+        p.add_argument("results", nargs="*", metavar="RESULT.json", help=what)
+        p.add_argument("--index", metavar="INDEX.json", help="also plot the result files of this sweep index's rows "
+                                                             "(those matching --where)")
+        where_option(p)
+
     p = sub.add_parser("cdf", help="JCT CDF per run",
                        description="Empirical CDF of the job completion time of each run's finished jobs in "
                                    "its measurement window (as its summary's JCT figures), in hours. Runs are "
                                    "labelled by policy, plus the config values that tell apart runs of the "
                                    "same policy.")
-    p.add_argument("results", nargs="*", metavar="RESULT.json", help="dlsim run results (with job records)")
-    p.add_argument("--index", metavar="INDEX.json", help="also plot the result files of this sweep index's rows "
-                                                         "(those matching --where)")
-    where_option(p)
+    result_inputs(p, "dlsim run results (with job records)")
     p.add_argument("--logx", action="store_true", help="log-scale JCT axis")
     p.add_argument("--all-jobs", action="store_true", help="every finished job, not only those in the run's "
                                                           "measurement window (--measure-jobs/--measure-time)")
@@ -968,12 +972,10 @@ def build_parser():
     p = sub.add_parser("fairness", help="finish-time fairness CDF per run",
                        description="Empirical CDF of each run's finish-time fairness rho (the job records' "
                                    "ftf_rho: JCT / the time it would take alone on an equal 1/N share of its "
-                                   "fastest type, N the mean jobs in the system over its lifetime) over its finished jobs in the measurement window, with a "
-                                   "dotted line at rho = 1. Runs are labelled as in cdf.")
-    p.add_argument("results", nargs="*", metavar="RESULT.json", help="dlsim run results (with job records)")
-    p.add_argument("--index", metavar="INDEX.json", help="also plot the result files of this sweep index's rows "
-                                                         "(those matching --where)")
-    where_option(p)
+                                   "fastest type, N the mean jobs in the system over its lifetime) over its "
+                                   "finished jobs in the measurement window, with a dotted line at rho = 1. Runs "
+                                   "are labelled as in cdf.")
+    result_inputs(p, "dlsim run results (with job records)")
     p.add_argument("--logx", action="store_true", help="log-scale rho axis")
     p.add_argument("--all-jobs", action="store_true", help="every finished job, not only those in the run's "
                                                           "measurement window")
@@ -984,10 +986,7 @@ def build_parser():
                        description="For each virtual cluster of the results' summary.by_vc, one bar per run: "
                                    "the mean JCT (hours) of its finished jobs in the measurement window, or "
                                    "their count. VCs in name order; runs coloured by policy.")
-    p.add_argument("results", nargs="*", metavar="RESULT.json", help="dlsim run results")
-    p.add_argument("--index", metavar="INDEX.json", help="also plot the result files of this sweep index's rows "
-                                                         "(those matching --where)")
-    where_option(p)
+    result_inputs(p, "dlsim run results")
     p.add_argument("--metric", choices=["avg_jct", "jobs"], default="avg_jct", help="bar height (default avg_jct)")
     figure_options(p, "write the plotted numbers as CSV: series,policy,vc,avg_jct_hours|jobs,jobs")
     p.set_defaults(func=cmd_vc)
