@@ -198,6 +198,29 @@ TEST_CASE("srtf tick and the helios-srtf preset: decisions only at multiples of 
     CHECK_THROWS_WITH(run_policy(in, "srsf", "tick=-1"), Catch::Contains("policy srsf: parameter tick: expected seconds"));
 }
 
+TEST_CASE("helios-srtf with Helios's restart charges: a displacement must gain the 7 s checkpoint", "[schedule][srtf]") {
+    // One GPU, restart_model=helios (7 s for a 1-GPU job). b (2 s) arrives at 3.
+    //  a = 20 s: 17 s left > 2 + 7 + 0.001 -> b displaces it: b 3-5; a restarts at 5, holds the GPU 7 s
+    //  without progress, then runs 17 s: 29. 7 GPU-seconds lost.
+    //  a = 10 s: 7 s left < 9.001 -> no displacement: a 0-10, b 10-12.
+    for (const double a : {20.0, 10.0}) {
+        INFO("a = " << a);
+        const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                         "job_id,submit_time,num_gpus,duration\na,0,1," + std::to_string(a) +
+                                             "\nb,3,1,2\n");
+        RunConfig c;
+        c.policy = "helios-srtf";
+        c.out.clear();
+        c.restart_model = RestartSpec::Kind::Helios;
+        const auto o = simulate(in, c);
+        const bool displaced = a == 20.0;
+        CHECK(finish_s(o, 1) == (displaced ? 5 : 12));
+        CHECK(finish_s(o, 0) == (displaced ? 29 : 10));
+        CHECK(o.summary.preemptions == (displaced ? 1u : 0u));
+        CHECK(o.summary.restart_gpu_seconds == (displaced ? 7.0 : 0.0));
+    }
+}
+
 TEST_CASE("srtf: ties go to the earlier arrival, then trace order; equal jobs never thrash", "[schedule][srtf]") {
     // One GPU; p and q both need 4 s and arrive together: p (first in the trace) runs 0-4, q 4-8.
     // r arrives at 2 needing 2 s: equal to p's remaining 2 s -> the tie goes to p (earlier arrival).
