@@ -115,10 +115,10 @@ RegistryEntry<Policy> qssf_entry(std::string name, std::string description,
          "predicted GPU time: mean duration of finished jobs with the same history_key x GPUs; the oracle; or the "
          "oracle x (1 + u) with Helios's seeded noise (may be negative)",
          {"history", "oracle", "helios-noise"}},
-        {"history_key", ParamType::Choice, "model+gpus",
-         "history buckets: (model, GPUs), falling back to model, GPUs, all jobs; or GPUs alone (a trace "
-         "without models has only GPUs either way)",
-         {"model+gpus", "gpus"}},
+        {"history_key", ParamType::Choice, "user+model+gpus",
+         "history buckets: (user, model, GPUs), falling back to (model, GPUs), model, GPUs, all jobs; or "
+         "(model, GPUs) with its fallbacks; or GPUs alone (a trace without users or models keys on what it has)",
+         {"user+model+gpus", "model+gpus", "gpus"}},
         {"prior", ParamType::Double, "3600",
          "seconds assumed per GPU before any job has finished (history), so the first jobs rank by GPU count",
          {}},
@@ -171,7 +171,7 @@ std::vector<double> parse_drf_weights(const std::string& text, const std::vector
 RegistryEntry<Policy> vc_quota_entry(std::string name, std::string description, bool fixed_hard) {
     std::vector<ParamSpec> params{
         type_order_param(),
-        {"quotas", ParamType::Text, "",
+        {"quotas", ParamType::File, "",
          "JSON file of quotas by VC: GPUs in total or by GPU type ({\"vcA\": 16, \"vcB\": {\"V100\": 8}}); VCs left "
          "out get 0. Default: each VC's share of the trace's GPU-hours x the cluster's GPUs (largest remainder)",
          {}}};

@@ -17,22 +17,31 @@ QssfEstimator parse_qssf_estimator(const std::string& value) {
 }
 
 QssfHistoryKey parse_qssf_history_key(const std::string& value) {
+    if (value == "user+model+gpus") return QssfHistoryKey::UserModelGpus;
     if (value == "model+gpus") return QssfHistoryKey::ModelGpus;
     if (value == "gpus") return QssfHistoryKey::Gpus;
-    throw InputError("parameter history_key: expected model+gpus or gpus, got '" + value + "'");
+    throw InputError("parameter history_key: expected user+model+gpus, model+gpus or gpus, got '" + value + "'");
 }
 
 QssfPolicy::QssfPolicy(TypeOrder order, QssfEstimator estimator, QssfHistoryKey key, double prior_s,
                        bool strict, bool lazy_priority, std::uint64_t seed)
     : order_(order), estimator_(estimator), prior_(prior_s), strict_(strict), lazy_(lazy_priority), noise_(seed) {
     // Richest key first; each later level drops a field, the last one keeps none (all finished jobs).
-    if (key == QssfHistoryKey::ModelGpus) levels_ = {{true, true}, {true, false}, {false, true}, {false, false}};
-    else levels_ = {{false, true}, {false, false}};
+    switch (key) {
+    case QssfHistoryKey::UserModelGpus:
+        levels_ = {{true, true, true}, {false, true, true}, {false, true, false}, {false, false, true},
+                   {false, false, false}};
+        break;
+    case QssfHistoryKey::ModelGpus:
+        levels_ = {{false, true, true}, {false, true, false}, {false, false, true}, {false, false, false}};
+        break;
+    case QssfHistoryKey::Gpus: levels_ = {{false, false, true}, {false, false, false}}; break;
+    }
 }
 
 QssfPolicy::HistoryKey QssfPolicy::history_key(std::uint8_t level, const JobInfo& job) const {
     const Level& l = levels_[level];
-    return {level, l.model ? job.model : 0, l.gpus ? job.num_gpus : 0};
+    return {level, l.user ? job.user : 0, l.model ? job.model : 0, l.gpus ? job.num_gpus : 0};
 }
 
 double QssfPolicy::estimate(const ClusterView& view, JobIdx j) const {
@@ -43,6 +52,7 @@ double QssfPolicy::estimate(const ClusterView& view, JobIdx j) const {
     case QssfEstimator::History: break;
     }
     for (std::uint8_t level = 0; level < levels_.size(); ++level) {
+        if (!applies(level, job)) continue;
         const auto it = history_.find(history_key(level, job));
         if (it != history_.end()) return it->second.sum / static_cast<double>(it->second.count) * job.num_gpus;
     }
@@ -62,6 +72,7 @@ void QssfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
             const JobInfo& job = view.job(j);
             const double duration = reference_duration(view, job);
             for (std::uint8_t level = 0; level < levels_.size(); ++level) {
+                if (!applies(level, job)) continue;
                 Mean& m = history_[history_key(level, job)];
                 m.sum += duration;
                 ++m.count;

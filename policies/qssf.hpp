@@ -7,13 +7,15 @@
 //
 // Estimators (`estimator`):
 //   - history (default): the mean reference-type duration of the finished jobs with the same key, × the
-//     job's GPUs. The key is (model, num_gpus) (`history_key=model+gpus`; a trace without models, such as
-//     pollux/philly.csv, groups all its jobs under one "no model", so the key is num_gpus alone) or
-//     num_gpus alone (`history_key=gpus`). A key without history yet falls back to coarser ones:
-//     (model, gpus) -> (model) -> (gpus) -> all jobs -> `prior` seconds (so before any job has finished,
-//     jobs rank by GPU count, then arrival, the order Helios gives jobs without a priority). Helios keys
-//     its naive estimator on (user, job name, GPU count) with name similarity; JobInfo has no user or name
-//     yet: the user joins the key as one more field of HistoryKey and one more level when it does.
+//     job's GPUs. The key is (user, model, num_gpus) (`history_key=user+model+gpus`, POLICIES.md §16.1),
+//     (model, num_gpus) (`model+gpus`) or num_gpus alone (`gpus`). A trace without users or models (such
+//     as pollux/philly.csv) groups all its jobs under one "no user" or "no model", so the key keeps what
+//     the trace has; a job without a user (JobInfo::user 0) skips the user level rather than pooling with
+//     every other job without one. A key without history yet falls back to coarser ones:
+//     (user, model, gpus) -> (model, gpus) -> (model) -> (gpus) -> all jobs -> `prior` seconds (so before
+//     any job has finished, jobs rank by GPU count, then arrival, the order Helios gives jobs without a
+//     priority). Helios keys its naive estimator on (user, job name, GPU count) with name similarity;
+//     JobInfo has no job name, so the model stands in for it.
 //     A finished job contributes its work ÷ its rate on the reference type on its gang (what it takes on
 //     the reference type, the trace's duration for a job run on its original type), not the time it
 //     happened to take: history and oracle share one basis, and a job that got a slow type or a congested
@@ -46,7 +48,7 @@
 namespace dlsim {
 
 enum class QssfEstimator { History, Oracle, HeliosNoise };
-enum class QssfHistoryKey { ModelGpus, Gpus };
+enum class QssfHistoryKey { UserModelGpus, ModelGpus, Gpus };
 
 QssfEstimator parse_qssf_estimator(const std::string& value);
 QssfHistoryKey parse_qssf_history_key(const std::string& value);
@@ -61,6 +63,7 @@ private:
     /// A history bucket: the fields a level keeps, the others 0 (level tells the levels apart).
     struct HistoryKey {
         std::uint8_t level;
+        std::uint32_t user;
         ModelIdx model;
         int gpus;
         auto operator<=>(const HistoryKey&) const = default;
@@ -69,10 +72,12 @@ private:
         double sum = 0;
         std::uint64_t count = 0;
     };
-    /// Which fields each level keeps, richest first (a new field, such as the user, is one more flag).
+    /// Which fields each level keeps, richest first (a new field is one more flag).
     struct Level {
-        bool model, gpus;
+        bool user, model, gpus;
     };
+    /// Whether a level applies to the job: one keyed on the user does not to a job without one.
+    bool applies(std::uint8_t level, const JobInfo& job) const { return !levels_[level].user || job.user != 0; }
     HistoryKey history_key(std::uint8_t level, const JobInfo& job) const;
     /// GPU-seconds predicted for job j now.
     double estimate(const ClusterView& view, JobIdx j) const;

@@ -6,6 +6,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 namespace dlsim {
 
@@ -72,9 +74,19 @@ std::string check_value(const std::string& owner, const ParamSpec& spec, const s
             }
             return canonical;
         }
-        case ParamType::Text: return v;
+        case ParamType::Text:
+        case ParamType::File: return v;
     }
     return v;
+}
+
+/// A File parameter's file must be readable before the run, whose identity hashes it.
+void check_file(const std::string& owner, const std::string& name, const std::string& path) {
+    if (path.empty()) return;
+    std::error_code ec;
+    const bool regular = std::filesystem::is_regular_file(path, ec);
+    if (!regular || !std::ifstream(path, std::ios::binary))
+        throw InputError(fmt::format("{}: parameter {}: cannot read file '{}'", owner, name, path));
 }
 
 }  // namespace
@@ -96,6 +108,8 @@ Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& sp
     }
     for (const auto& s : specs)
         if (!p.values_.count(s.name)) p.values_[s.name] = {s.type, s.default_value};
+    for (const auto& [name, typed] : p.values_)
+        if (typed.first == ParamType::File) check_file(owner, name, typed.second);
     return p;
 }
 

@@ -15,8 +15,13 @@
 namespace dlsim {
 
 /// Numbers: a non-empty comma-separated list of finite numbers (e.g. queue thresholds "3250,7200").
-/// Text: any string, checked by the factory (a file path, a "name:weight" list); "" = not given.
-enum class ParamType { Int, Double, Bool, Choice, Numbers, Text };
+/// Text: any string, checked by the factory (a "name:weight" list); "" = not given.
+/// File: a file's path, "" = not given. resolve_params checks that the file can be read (an InputError
+/// naming the owner, parameter and path), and the run identity holds the file's content as well as its
+/// path: the echoed params carry `<name>` (the path) and `<name>_sha256` (omitted when not given), so a
+/// sweep does not reuse a result computed from an older version of the file. (No parameter may be
+/// named `<name>_sha256` next to a File parameter `<name>`.)
+enum class ParamType { Int, Double, Bool, Choice, Numbers, Text, File };
 
 struct ParamSpec {
     std::string name;

@@ -96,7 +96,8 @@ TEST_CASE("fifo backfill=easy estimate=noisy: the seeded estimates decide the ba
                    finish4);
 }
 
-TEST_CASE("qssf: history by (model, GPUs), coarser keys when a key has none, estimates fixed when queued",
+TEST_CASE("qssf: history by (model, GPUs) in a trace without users, coarser keys when a key has none, estimates "
+          "fixed when queued",
           "[schedule][qssf]") {
     // One GPU; models run 1 it/s, so run time = duration. Jobs a..e in trace order.
     //  t=0  a (m1, 20 s) starts (its estimate: the prior, 3600 GPU-s).
@@ -129,6 +130,43 @@ TEST_CASE("qssf: history by (model, GPUs), coarser keys when a key has none, est
     }
     CHECK_THROWS_WITH(run_policy(in, "qssf", "prior=-1"), Catch::Contains("policy qssf: parameter prior"));
     CHECK_THROWS_WITH(run_policy(in, "qssf", "history_key=user"), Catch::Contains("history_key"));
+}
+
+TEST_CASE("qssf: the default history key holds the user, so two users of one model and size get their own "
+          "estimates", "[schedule][qssf]") {
+    // One GPU; models run 1 it/s, so run time = duration. The key is (user, model, GPUs), falling back to
+    // (model, GPUs), (model), (GPUs), all jobs.
+    //  t=0  a (u1, m1, 10 s) and b (u2, m1, 2 s): both the prior 3600; arrival tie, trace order: a 0-10.
+    //  t=10 a done: (u1,m1,1) = 10, (m1,1) = 10. b 10-12.
+    //  t=12 b done: (u2,m1,1) = 2, (m1,1) = (m1) = (1) = all = 6.
+    //  t=13 c (u4, m2, 10 s): no (u4,m2,1), (m2,1) or (m2): (1) = 6. The GPU is free: c 13-23.
+    //  t=14 d (u1, m1, 1 s): (u1,m1,1) = 10.   t=15 e (u2, m1, 5 s): (u2,m1,1) = 2.
+    //  t=16 f (u3, m1, 1 s): no (u3,m1,1), so (m1,1) = 6.
+    //  t=23 c done: e (2) 23-28, f (6) 28-29, d (10) 29-30.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kThreeModels,
+                                     "job_id,submit_time,num_gpus,duration,model,user\n"
+                                     "a,0,1,10,m1,u1\nb,0,1,2,m1,u2\nc,13,1,10,m2,u4\n"
+                                     "d,14,1,1,m1,u1\ne,15,1,5,m1,u2\nf,16,1,1,m1,u3\n");
+    const double start[] = {0, 10, 13, 29, 23, 28}, finish[] = {10, 12, 23, 30, 28, 29};
+    check_schedule(in, run_policy(in, "qssf"), start, finish);
+    check_schedule(in, run_policy(in, "qssf", "history_key=user+model+gpus"), start, finish);
+
+    SECTION("history_key=model+gpus: the users share one estimate") {
+        // As above until t=13. d, e and f all get (m1,1) = 6: arrival order, d 23-24, e 24-29, f 29-30.
+        const double start_m[] = {0, 10, 13, 23, 24, 29}, finish_m[] = {10, 12, 23, 24, 29, 30};
+        check_schedule(in, run_policy(in, "qssf", "history_key=model+gpus"), start_m, finish_m);
+    }
+    SECTION("a job without a user skips the user level instead of pooling with other jobs without one") {
+        // b, e and g (m1, 1 s, t=17) have no user. t=12 b done: (m1,1) = 6, and no (no user, m1, 1) bucket.
+        // e, f and g all get (m1,1) = 6, d its 10: at t=23 e 23-28, f 28-29, g 29-30, d 30-31. (Pooled as
+        // one user, e and g would get b's 2 and g would pass f: g 28-29, f 29-30.)
+        const auto nouser = inputs_from_text(homogeneous_cluster_json(1, 1), kThreeModels,
+                                             "job_id,submit_time,num_gpus,duration,model,user\n"
+                                             "a,0,1,10,m1,u1\nb,0,1,2,m1,\nc,13,1,10,m2,u4\n"
+                                             "d,14,1,1,m1,u1\ne,15,1,5,m1,\nf,16,1,1,m1,u3\ng,17,1,1,m1,\n");
+        const double start_n[] = {0, 10, 13, 30, 23, 28, 29}, finish_n[] = {10, 12, 23, 31, 28, 29, 30};
+        check_schedule(nouser, run_policy(nouser, "qssf"), start_n, finish_n);
+    }
 }
 
 TEST_CASE("qssf: strict walk by default; strict=false lets a smaller job pass the blocked head", "[schedule][qssf]") {

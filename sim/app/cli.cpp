@@ -201,6 +201,7 @@ void print_params(const std::vector<ParamSpec>& params) {
             case ParamType::Choice: kind = fmt::format("{}", fmt::join(p.choices, "|")); break;
             case ParamType::Numbers: kind = "numbers, comma-separated"; break;
             case ParamType::Text: kind = "text"; break;
+            case ParamType::File: kind = "file"; break;
         }
         fmt::print("      {}={} ({}): {}\n", p.name, p.default_value, kind, p.description);
     }

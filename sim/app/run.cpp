@@ -56,6 +56,7 @@ RunInputs load_inputs(const RunConfig& c) {
 
 namespace {
 
+/// The parameters as the identity echoes them; a File parameter adds its content's hash (registry.hpp).
 json_fields::Json params_json(const Params& p) {
     json_fields::Json out = json_fields::Json::object();
     for (const auto& [name, typed] : p.values()) {
@@ -66,6 +67,10 @@ json_fields::Json params_json(const Params& p) {
             case ParamType::Bool: out[name] = text == "true"; break;
             case ParamType::Choice:
             case ParamType::Text: out[name] = text; break;
+            case ParamType::File:
+                out[name] = text;
+                if (!text.empty()) out[name + "_sha256"] = sha256_file(text);
+                break;
             case ParamType::Numbers: {
                 json_fields::Json list = json_fields::Json::array();
                 for (double x : split_numbers(text)) list.push_back(x);
