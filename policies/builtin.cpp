@@ -18,10 +18,10 @@
 
 #include <fmt/format.h>
 
-#include <map>
-#include <optional>
 #include <algorithm>
 #include <charconv>
+#include <map>
+#include <optional>
 
 namespace dlsim {
 
@@ -48,8 +48,8 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
             std::move(description),
             with_defaults({type_order_param(),
              {"migrate", ParamType::Bool, "true",
-              "re-place running jobs at every call: move to a faster type that freed up, or to another type instead "
-              "of a preemption (each move is a restart)",
+              "a displaced job moves to free GPUs of another type instead of waiting, and running jobs move up to "
+              "a faster type (see move_up); each move is a restart",
               {}},
              {"margin", ParamType::Double, "0.001",
               "seconds: a waiting job displaces a running one, or a running job moves to a faster type, only "
