@@ -14,7 +14,14 @@ namespace dlsim {
 const std::string& Params::get(const std::string& name) const {
     auto it = values_.find(name);
     if (it == values_.end()) throw InternalError("undeclared parameter '" + name + "' read");
+    if (it->second.first == ParamType::File) return file_path(name);
     return it->second.second;
+}
+
+const std::string& Params::file_path(const std::string& name) const {
+    auto it = files_.find(name);
+    if (it == files_.end()) throw InternalError("parameter '" + name + "' is not a file");
+    return it->second;
 }
 
 long long Params::get_int(const std::string& name) const { return std::stoll(get(name)); }
@@ -92,7 +99,7 @@ void check_file(const std::string& owner, const std::string& name, const std::st
 }  // namespace
 
 Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& specs,
-                      const std::map<std::string, std::string>& raw) {
+                      const std::map<std::string, std::string>& raw, const std::string& files_dir) {
     Params p;
     for (const auto& [name, value] : raw) {
         const ParamSpec* spec = nullptr;
@@ -108,8 +115,14 @@ Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& sp
     }
     for (const auto& s : specs)
         if (!p.values_.count(s.name)) p.values_[s.name] = {s.type, s.default_value};
-    for (const auto& [name, typed] : p.values_)
-        if (typed.first == ParamType::File) check_file(owner, name, typed.second);
+    for (const auto& [name, typed] : p.values_) {
+        if (typed.first != ParamType::File) continue;
+        std::string path = typed.second;
+        if (!path.empty() && !files_dir.empty() && std::filesystem::path(path).is_relative())
+            path = files_dir + "/" + path;
+        check_file(owner, name, path);
+        p.files_[name] = std::move(path);
+    }
     return p;
 }
 

@@ -20,7 +20,8 @@ namespace dlsim {
 /// naming the owner, parameter and path), and the run identity holds the file's content as well as its
 /// path: the echoed params carry `<name>` (the path) and `<name>_sha256` (omitted when not given), so a
 /// sweep does not reuse a result computed from an older version of the file. (No parameter may be
-/// named `<name>_sha256` next to a File parameter `<name>`.)
+/// named `<name>_sha256` next to a File parameter `<name>`.) A relative path given in a config file or
+/// sweep spec is read relative to that file's folder (as trace paths are); the echo keeps it as given.
 enum class ParamType { Int, Double, Bool, Choice, Numbers, Text, File };
 
 struct ParamSpec {
@@ -42,19 +43,24 @@ public:
     double get_double(const std::string& name) const;
     bool get_bool(const std::string& name) const;
     std::vector<double> get_numbers(const std::string& name) const;
-    /// name -> (type, canonical text), in name order: what the result's config echoes.
+    /// name -> (type, canonical text), in name order: what the result's config echoes (a File parameter's
+    /// path as given).
     const std::map<std::string, std::pair<ParamType, std::string>>& values() const { return values_; }
+    /// The path a File parameter's file is read from ("" = not given); get() returns the same.
+    const std::string& file_path(const std::string& name) const;
 
 private:
     friend Params resolve_params(const std::string&, const std::vector<ParamSpec>&,
-                                 const std::map<std::string, std::string>&);
+                                 const std::map<std::string, std::string>&, const std::string&);
     std::map<std::string, std::pair<ParamType, std::string>> values_;
+    std::map<std::string, std::string> files_;  // File parameters: the path read
 };
 
 /// Checks raw k=v values against the specs (unknown names and bad values are InputErrors naming
-/// `owner`, the parameter and what was expected) and fills in defaults.
+/// `owner`, the parameter and what was expected) and fills in defaults. A relative File path is read
+/// relative to `files_dir` when that is not empty (the folder of the config file that gave it).
 Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& specs,
-                      const std::map<std::string, std::string>& raw);
+                      const std::map<std::string, std::string>& raw, const std::string& files_dir = "");
 
 /// What a factory may use besides its parameters: facts of the run that are not parameters of the
 /// policy or placer (so they are not echoed twice in the run identity, which holds them already).

@@ -83,3 +83,31 @@ TEST_CASE("file parameters: a missing or unreadable file is an input error namin
     CHECK_THROWS_WITH(run_id(vc_quota_with(folder), hashes),
                       "policy vc-quota: parameter quotas: cannot read file '" + folder + "'");
 }
+
+TEST_CASE("file parameters: a relative path in a sweep spec is read from the spec's folder", "[sweep]") {
+    // The spec, its trace, cluster and quota file sit in one folder; dlsim runs from elsewhere (the test's
+    // working directory). The echo keeps the path as written, so the run id does not depend on where the
+    // folder is.
+    const auto dir = std::filesystem::temp_directory_path() / ("dlsim-tests-spec-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto put = [&](const std::string& name, const std::string& text) {
+        std::ofstream(dir / name, std::ios::binary) << text;
+    };
+    put("trace.csv", kVcTrace);
+    put("cluster.json", homogeneous_cluster_json(1, 4));
+    put("profile.json", kUnusedProfile);
+    put("quotas.json", R"({"A": 1, "B": 3})");
+    put("spec.json", R"({"name": "q", "base": {"trace": "trace.csv", "cluster": "cluster.json",
+        "profiles": "profile.json", "policy": "vc-quota", "params": {"quotas": "quotas.json"}},
+        "grid": {"seed": [1]}})");
+    const auto out = dir / "out";
+    const auto r = run_cli("sweep " + (dir / "spec.json").string() + " --out " + out.string());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::string result;
+    for (const auto& f : std::filesystem::directory_iterator(out / "runs")) result = slurp(f.path().string());
+    CHECK_THAT(result, Catch::Contains(R"("quotas":"quotas.json")") &&
+                           Catch::Contains(R"("quotas_sha256":"edbdf6465f7f1de231bef7c17ab6af2106c0ff82b957c80f10ee87b148fb277d")"));
+    std::filesystem::remove_all(dir);
+}

@@ -69,7 +69,7 @@ json_fields::Json params_json(const Params& p) {
             case ParamType::Text: out[name] = text; break;
             case ParamType::File:
                 out[name] = text;
-                if (!text.empty()) out[name + "_sha256"] = sha256_file(text);
+                if (!text.empty()) out[name + "_sha256"] = sha256_file(p.file_path(name));
                 break;
             case ParamType::Numbers: {
                 json_fields::Json list = json_fields::Json::array();
@@ -99,7 +99,8 @@ struct ResolvedParams {
 ResolvedParams resolve_all_params(const RunConfig& c) {
     const auto& policy_entry = builtin_policies().find(c.policy);
     const auto& placer_entry = builtin_placers().find(c.placement);
-    return {policy_entry, placer_entry, resolve_params("policy " + c.policy, policy_entry.params, c.params),
+    return {policy_entry, placer_entry,
+            resolve_params("policy " + c.policy, policy_entry.params, c.params, c.params_dir),
             resolve_params("placement " + c.placement, placer_entry.params, {})};
 }
 

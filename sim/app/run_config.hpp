@@ -28,6 +28,9 @@ struct RunConfig {
     TraceTransforms transforms;  ///< filters and re-sampling (their seed is the run's)
     std::string policy = "fifo";
     std::map<std::string, std::string> params;  ///< raw k=v, checked against the policy's specs
+    /// The folder of the config file or sweep spec that gave `params` (relative file parameters are read
+    /// from there); "" = the working directory (flags). Not part of the run identity.
+    std::string params_dir;
     std::string placement = "consolidated";
     ContentionMode network = ContentionMode::Duty;  ///< how jobs share links (MODELLING.md §2.2)
     std::uint64_t seed = 0;
