@@ -218,10 +218,10 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
     double sum_jct = 0, sum_delay = 0;
     Time last_finish = origin_;
     const bool fairness = options.ftf_rho.size() == jobs.size() && !jobs.empty();
-    const bool labelled = options.records.size() == jobs.size() && options.strings != nullptr;
+    const bool labelled = options.tenants != nullptr;
     double sum_rho = 0;
     std::uint64_t rho_above_1 = 0;
-    std::map<StrId, std::pair<std::uint64_t, double>> vc_jct, user_jct;  // jobs, sum of JCT
+    std::map<std::uint32_t, std::pair<std::uint64_t, double>> vc_jct, user_jct;  // jobs, sum of JCT
     s.wait_threshold = to_seconds(options.wait_threshold);
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const JobInfo& j = jobs[i];
@@ -247,14 +247,9 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
             rho_above_1 += rho > 1;
         }
         if (labelled) {
-            const JobRecord& r = options.records[i];
-            if (r.vc != 0) {
-                auto& [n, sum] = vc_jct[r.vc];
-                ++n;
-                sum += jct.back();
-            }
-            if (r.user != 0) {
-                auto& [n, sum] = user_jct[r.user];
+            for (auto [id, by] : {std::pair{j.vc, &vc_jct}, std::pair{j.user, &user_jct}}) {
+                if (id == 0) continue;  // none recorded
+                auto& [n, sum] = (*by)[id];
                 ++n;
                 sum += jct.back();
             }
@@ -265,17 +260,17 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
         s.ftf_rho_mean = sum_rho / static_cast<double>(jct.size());
         s.ftf_share_above_1 = static_cast<double>(rho_above_1) / static_cast<double>(jct.size());
     }
-    // By name, not by interning order (which depends on the trace's row order).
-    auto groups = [&](const std::map<StrId, std::pair<std::uint64_t, double>>& by_id) {
+    // By name, not by id order (ids follow first appearance in the trace).
+    auto groups = [&](const std::map<std::uint32_t, std::pair<std::uint64_t, double>>& by_id,
+                      const std::vector<std::string>& names) {
         std::vector<GroupJct> out;
-        for (const auto& [id, acc] : by_id)
-            out.push_back({(*options.strings)[id], acc.first, acc.second / static_cast<double>(acc.first)});
+        for (const auto& [id, acc] : by_id) out.push_back({names[id], acc.first, acc.second / static_cast<double>(acc.first)});
         std::sort(out.begin(), out.end(), [](const GroupJct& a, const GroupJct& b) { return a.name < b.name; });
         return out;
     };
     if (labelled) {
-        s.by_vc = groups(vc_jct);
-        s.by_user = groups(user_jct);
+        s.by_vc = groups(vc_jct, options.tenants->vc_names);
+        s.by_user = groups(user_jct, options.tenants->user_names);
     }
     if (!jct.empty()) {
         std::sort(jct.begin(), jct.end());

@@ -7,7 +7,7 @@
 #include "models/cluster.hpp"
 #include "models/network_model.hpp"
 #include "sim/observer.hpp"
-#include "traces/job_record.hpp"
+#include "policies/tenants.hpp"
 
 #include <cstdint>
 #include <map>
@@ -71,8 +71,7 @@ struct Timeseries {
 struct SummaryOptions {
     Time wait_threshold = 3'600'000'000;  ///< µs
     std::span<const double> ftf_rho;      ///< per job (Metrics::finish_time_fairness); empty: no ρ figures
-    std::span<const JobRecord> records;   ///< the trace's rows in job order, for by_vc and by_user
-    const StringTable* strings = nullptr;  ///< the trace's strings (with records)
+    const Tenants* tenants = nullptr;     ///< the names behind JobInfo::vc and ::user, for by_vc and by_user
 };
 
 /// Percentile with linear interpolation between order statistics (numpy's default); `sorted` ascending.

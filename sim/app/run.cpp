@@ -233,8 +233,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     SummaryOptions summary_options;
     summary_options.wait_threshold = to_time(c.wait_threshold);
     summary_options.ftf_rho = out.ftf_rho;
-    summary_options.records = in.trace.jobs;
-    summary_options.strings = &in.trace.strings;
+    summary_options.tenants = &resolved.tenants;
     out.summary = metrics.summarize(sim.jobs(), out.stats.events, c.measure, summary_options);
     network.finish(origin == kNever ? 0 : origin, sim.now());
     out.summary.network = network.summary();
