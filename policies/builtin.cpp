@@ -33,6 +33,27 @@ ParamSpec type_order_param() {
             {"fastest", "spec"}};
 }
 
+/// Parameter `name` of `owner` ("policy las") as a number in [lo, hi]; else an InputError that names them
+/// and what was `expected` ("seconds in [0, 1e9]").
+double number_in(const Params& p, const std::string& owner, const char* name, double lo, double hi,
+                 const char* expected) {
+    const double v = p.get_double(name);
+    if (!(v >= lo && v <= hi))
+        throw InputError(fmt::format("{}: parameter {}: expected {}, got {}", owner, name, expected, v));
+    return v;
+}
+
+/// The hysteresis every preemptive policy has (DESIGN.md "Rules of the model"): seconds, 1 ms by default;
+/// `description` says what it gates in that policy.
+ParamSpec margin_param(std::string description) {
+    return {"margin", ParamType::Double, "0.001", std::move(description), {}};
+}
+
+/// A margin parameter's value, checked.
+double margin_of(const Params& p, const std::string& owner) {
+    return number_in(p, owner, "margin", 0, 1e9, "seconds in [0, 1e9]");
+}
+
 /// Param specs with some defaults replaced: a peer preset is its policy with a named parameter set, and
 /// the run's echo of the resolved parameters shows exactly what it means.
 std::vector<ParamSpec> with_defaults(std::vector<ParamSpec> specs, const std::map<std::string, std::string>& defaults) {
@@ -51,10 +72,9 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
               "a displaced job moves to free GPUs of another type instead of waiting, and running jobs move up to "
               "a faster type (see move_up); each move is a restart",
               {}},
-             {"margin", ParamType::Double, "0.001",
-              "seconds: a waiting job displaces a running one, or a running job moves to a faster type, only "
-              "when that gains more than the restart cost plus this margin (no swapping back and forth)",
-              {}},
+             margin_param("seconds: a waiting job displaces a running one, or a running job moves to a faster type, "
+                          "only when that gains more than the restart cost plus this margin (no swapping back and "
+                          "forth)"),
              {"tick", ParamType::Double, "0",
               "seconds: decide only at multiples of this (Helios's simulator loop: 1); 0 = at every change", {}},
              {"move_up", ParamType::Choice, "idle",
@@ -64,9 +84,7 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
               {"idle", "ahead"}}},
                           defaults),
             [gpu_weighted, name](const Params& p) {
-                const double tick = p.get_double("tick");
-                if (!(tick >= 0 && tick <= 1e9))
-                    throw InputError(fmt::format("policy {}: parameter tick: expected seconds in [0, 1e9], got {}", name, tick));
+                const double tick = number_in(p, "policy " + name, "tick", 0, 1e9, "seconds in [0, 1e9]");
                 return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
                                                     p.get_double("margin"), gpu_weighted, to_time(tick),
                                                     p.get("move_up") == "ahead");
@@ -87,20 +105,16 @@ RegistryEntry<Policy> sjf_entry(std::string name, std::string description,
          "re-walk all jobs, running ones included, at every call and preempt those left without room (Tiresias; "
          "needs strict=false)",
          {}},
-        {"margin", ParamType::Double, "0.001",
-         "seconds (preemptive, time keys): a waiting job displaces a running one only when its key is smaller by "
-         "more than the restart cost plus this (x GPUs for gpu_time); key=gpus: strictly fewer GPUs",
-         {}}};
+        margin_param("seconds (preemptive, time keys): a waiting job displaces a running one only when its key is "
+                     "smaller by more than the restart cost plus this (x GPUs for gpu_time); key=gpus: strictly "
+                     "fewer GPUs")};
     return {name, std::move(description), with_defaults(std::move(specs), defaults), [name](const Params& p) {
                 const bool preemptive = p.get_bool("preemptive");
                 if (preemptive && p.get_bool("strict"))
                     throw InputError("policy " + name +
                                      ": parameter strict: a preemptive walk passes over jobs that do not fit "
                                      "(Tiresias); set strict=false");
-                const double margin = p.get_double("margin");
-                if (!(margin >= 0 && margin <= 1e9))
-                    throw InputError(fmt::format("policy {}: parameter margin: expected seconds in [0, 1e9], got {}",
-                                                 name, margin));
+                const double margin = margin_of(p, "policy " + name);
                 return std::make_unique<SjfPolicy>(parse_type_order(p.get("type_order")), parse_sjf_key(p.get("key")),
                                                    p.get_bool("strict"), preemptive, margin);
             }};
@@ -130,10 +144,7 @@ RegistryEntry<Policy> qssf_entry(std::string name, std::string description,
          {}}};
     return {name, std::move(description), with_defaults(std::move(specs), defaults),
             [name](const Params& p, const MakeContext& context) {
-                const double prior = p.get_double("prior");
-                if (!(prior >= 0 && prior <= 1e9))
-                    throw InputError(fmt::format("policy {}: parameter prior: expected seconds in [0, 1e9], got {}",
-                                                 name, prior));
+                const double prior = number_in(p, "policy " + name, "prior", 0, 1e9, "seconds in [0, 1e9]");
                 return std::make_unique<QssfPolicy>(
                     parse_type_order(p.get("type_order")), parse_qssf_estimator(p.get("estimator")),
                     parse_qssf_history_key(p.get("history_key")), prior, p.get_bool("strict"),
@@ -223,9 +234,7 @@ std::pair<std::vector<double>, double> tiresias_queues(const std::string& name, 
         if (!(th[i] > 0) || (i > 0 && !(th[i] > th[i - 1])))
             throw InputError("policy " + name + ": parameter thresholds: expected positive numbers in ascending order, "
                              "got '" + p.get("thresholds") + "'");
-    const double knob = p.get_double("knob");
-    if (!(knob >= 0 && knob <= 1e9))
-        throw InputError(fmt::format("policy {}: parameter knob: expected a number in [0, 1e9], got {}", name, knob));
+    const double knob = number_in(p, "policy " + name, "knob", 0, 1e9, "a number in [0, 1e9]");
     return {th, knob};
 }
 
@@ -259,23 +268,18 @@ RegistryEntry<Policy> tiresias_gittins_entry() {
                       "Tiresias's simulator's index: E sums the raw service of the jobs that finish within the "
                       "horizon, and the horizon is 3250 unless delta is set",
                       {}});
-    params.push_back({"margin", ParamType::Double, "0.001",
-                      "seconds: a running job is ranked by the better of its index now and its index this much (plus "
-                      "the restart cost) earlier, times its GPUs with gpu service: no swapping for a negligible gain",
-                      {}});
+    params.push_back(margin_param("seconds: a running job is ranked by the better of its index now and its index this "
+                                  "much (plus the restart cost) earlier, times its GPUs with gpu service: no swapping "
+                                  "for a negligible gain"));
     params.push_back(full_walk_param());
     return {"tiresias-gittins",
             "Tiresias's MLFQ with jobs ordered within a queue by the Gittins index of their attained service, over "
             "the distribution of finished jobs (uniform prior until 100 finish); SKIP walk",
             std::move(params), [](const Params& p) {
                 const auto [th, knob] = tiresias_queues("tiresias-gittins", p);
-                const double delta = p.get_double("delta"), margin = p.get_double("margin");
-                if (!(delta >= 0 && delta <= 1e12))
-                    throw InputError(fmt::format("policy tiresias-gittins: parameter delta: expected 0 or a service in "
-                                                 "(0, 1e12], got {}", delta));
-                if (!(margin >= 0 && margin <= 1e9))
-                    throw InputError(fmt::format("policy tiresias-gittins: parameter margin: expected seconds in [0, "
-                                                 "1e9], got {}", margin));
+                const double delta = number_in(p, "policy tiresias-gittins", "delta", 0, 1e12,
+                                               "0 or a service in (0, 1e12]");
+                const double margin = margin_of(p, "policy tiresias-gittins");
                 return std::make_unique<TiresiasGittinsPolicy>(parse_type_order(p.get("type_order")), th,
                                                                p.get("service") == "gpu", knob, delta,
                                                                p.get_bool("gittins_compat"), margin,
@@ -291,19 +295,12 @@ RegistryEntry<Policy> las_entry(std::string name, std::string description, const
              {"service", ParamType::Choice, service, "attained service counted in GPU-seconds (gpu) or seconds held (wall)",
               {"gpu", "wall"}},
              {"quantum", ParamType::Double, "300", "seconds between re-rankings while jobs wait (Blox, Synergy: 300)", {}},
-             {"margin", ParamType::Double, "0.001",
-              "seconds: a waiting job displaces a running one only when its service is lower by more than the "
-              "restart cost plus this margin (times the running job's GPUs for gpu service)",
-              {}},
+             margin_param("seconds: a waiting job displaces a running one only when its service is lower by more "
+                          "than the restart cost plus this margin (times the running job's GPUs for gpu service)"),
              full_walk_param()},
             [name](const Params& p) {
-                const double quantum = p.get_double("quantum"), margin = p.get_double("margin");
-                if (!(quantum >= 1e-6 && quantum <= 1e9))
-                    throw InputError(fmt::format("policy {}: parameter quantum: expected seconds in [1e-6, 1e9], got {}",
-                                                 name, quantum));
-                if (!(margin >= 0 && margin <= 1e9))
-                    throw InputError(fmt::format("policy {}: parameter margin: expected seconds in [0, 1e9], got {}", name,
-                                                 margin));
+                const double quantum = number_in(p, "policy " + name, "quantum", 1e-6, 1e9, "seconds in [1e-6, 1e9]");
+                const double margin = margin_of(p, "policy " + name);
                 return std::make_unique<LasPolicy>(parse_type_order(p.get("type_order")), p.get("service") == "gpu",
                                                    quantum, margin, p.get_bool("full_walk"));
             }};
@@ -326,9 +323,7 @@ void register_builtin_policies(PolicyRegistry& r) {
              "truth)",
              {}}},
            [](const Params& p, const MakeContext& context) {
-               const double factor = p.get_double("estimate_factor");
-               if (!(factor >= 1 && factor <= 1e6))
-                   throw InputError(fmt::format("policy fifo: parameter estimate_factor: expected a number in [1, 1e6], got {}", factor));
+               const double factor = number_in(p, "policy fifo", "estimate_factor", 1, 1e6, "a number in [1, 1e6]");
                std::optional<EstimateNoise> noise;
                if (p.get("estimate") == "noisy") noise.emplace(context.seed);
                return std::make_unique<FifoPolicy>(parse_type_order(p.get("type_order")), p.get("backfill") == "easy",
@@ -386,12 +381,11 @@ void register_builtin_policies(PolicyRegistry& r) {
              "name:weight pairs of VCs or users, comma-separated (e.g. 'vcA:2,vcB:1'); unnamed ones weigh 1", {}},
             {"preempt", ParamType::Bool, "false",
              "evict youngest-first the jobs of principals that stay at or above a waiting lower-share one after the swap", {}},
-            {"margin", ParamType::Double, "0.001",
-             "seconds: preempt=true evicts a job only after its current stint ran its restart cost plus this", {}}},
+            margin_param("seconds: preempt=true evicts a job only after its current stint ran its restart cost plus "
+                         "this")},
            [](const Params& p, const MakeContext& context) {
                const std::string per = p.get("per");
                const bool demand = p.get("share") == "demand";
-               const double margin = p.get_double("margin");
                if (demand && per != "job")
                    throw InputError("policy drf: parameter share: demand ranks single jobs, so it needs per=job, got "
                                     "per=" + per);
@@ -400,8 +394,7 @@ void register_builtin_policies(PolicyRegistry& r) {
                                     "no eviction could keep its owner above the waiting one: use per=vc or per=user");
                if (per == "job" && !p.get("weights").empty())
                    throw InputError("policy drf: parameter weights: weights name VCs or users; per=job has none");
-               if (!(margin >= 0 && margin <= 1e9))
-                   throw InputError(fmt::format("policy drf: parameter margin: expected seconds in [0, 1e9], got {}", margin));
+               const double margin = margin_of(p, "policy drf");
                static const Tenants kNone;
                const Tenants& tenants = context.tenants ? *context.tenants : kNone;
                const DrfPrincipal who = per == "vc" ? DrfPrincipal::Vc : per == "user" ? DrfPrincipal::User : DrfPrincipal::Job;
