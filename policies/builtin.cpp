@@ -86,7 +86,7 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
             [gpu_weighted, name](const Params& p) {
                 const double tick = number_in(p, "policy " + name, "tick", 0, 1e9, "seconds in [0, 1e9]");
                 return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
-                                                    p.get_double("margin"), gpu_weighted, to_time(tick),
+                                                    margin_of(p, "policy " + name), gpu_weighted, to_time(tick),
                                                     p.get("move_up") == "ahead");
             }};
 }

@@ -196,6 +196,8 @@ TEST_CASE("srtf tick and the helios-srtf preset: decisions only at multiples of 
     CHECK(finish_s(helios, 0) == 4);
     CHECK(helios.summary.preemptions == 0);
     CHECK_THROWS_WITH(run_policy(in, "srsf", "tick=-1"), Catch::Contains("policy srsf: parameter tick: expected seconds"));
+    CHECK_THROWS_WITH(run_policy(in, "srtf", "margin=-1"),
+                      Catch::Contains("policy srtf: parameter margin: expected seconds in [0, 1e9], got -1"));
 }
 
 TEST_CASE("helios-srtf with Helios's restart charges: a displacement must gain the 7 s checkpoint", "[schedule][srtf]") {
