@@ -957,16 +957,20 @@ def build_parser():
                                                              "(those matching --where)")
         where_option(p)
 
+    def cdf_options(p, axis, column):
+        """What every per-job CDF command takes: results with job records, a log axis, the window, a figure."""
+        result_inputs(p, "dlsim run results (with job records)")
+        p.add_argument("--logx", action="store_true", help=f"log-scale {axis} axis")
+        p.add_argument("--all-jobs", action="store_true", help="every finished job, not only those in the run's "
+                                                              "measurement window (--measure-jobs/--measure-time)")
+        figure_options(p, f"write the plotted points as CSV: series,policy,{column},cdf")
+
     p = sub.add_parser("cdf", help="JCT CDF per run",
                        description="Empirical CDF of the job completion time of each run's finished jobs in "
                                    "its measurement window (as its summary's JCT figures), in hours. Runs are "
                                    "labelled by policy, plus the config values that tell apart runs of the "
                                    "same policy.")
-    result_inputs(p, "dlsim run results (with job records)")
-    p.add_argument("--logx", action="store_true", help="log-scale JCT axis")
-    p.add_argument("--all-jobs", action="store_true", help="every finished job, not only those in the run's "
-                                                          "measurement window (--measure-jobs/--measure-time)")
-    figure_options(p, "write the plotted points as CSV: series,policy,jct_hours,cdf")
+    cdf_options(p, "JCT", "jct_hours")
     p.set_defaults(func=cmd_cdf)
 
     p = sub.add_parser("fairness", help="finish-time fairness CDF per run",
@@ -975,11 +979,7 @@ def build_parser():
                                    "fastest type, N the mean jobs in the system over its lifetime) over its "
                                    "finished jobs in the measurement window, with a dotted line at rho = 1. Runs "
                                    "are labelled as in cdf.")
-    result_inputs(p, "dlsim run results (with job records)")
-    p.add_argument("--logx", action="store_true", help="log-scale rho axis")
-    p.add_argument("--all-jobs", action="store_true", help="every finished job, not only those in the run's "
-                                                          "measurement window")
-    figure_options(p, "write the plotted points as CSV: series,policy,ftf_rho,cdf")
+    cdf_options(p, "rho", "ftf_rho")
     p.set_defaults(func=cmd_fairness)
 
     p = sub.add_parser("vc", help="per-VC bars (mean JCT or jobs) per run",
