@@ -118,7 +118,7 @@ const SrtfPolicy::Held* SrtfPolicy::longest_on(const ClusterView& view, GpuTypeI
         const JobIdx j = std::get<2>(top.key);
         const JobInfo& job = view.job(j);
         const bool stale = job.state != JobState::Running || job.gpu_type != t || job.stint_start != top.since ||
-                           (j < touched_.size() && touched_[j] == stamp_);
+                           touched(j);
         std::pop_heap(heap.begin(), heap.end());
         heap.pop_back();
         if (stale) continue;
@@ -142,23 +142,29 @@ double SrtfPolicy::longest_running(const ClusterView& view) {
     return longest_;
 }
 
-void SrtfPolicy::hold(JobIdx j, GpuTypeIdx t, const Key& k, Time now) {
+void SrtfPolicy::hold(GpuTypeIdx t, const Key& k, Time now) {
     // Into the heaps after the call: until the engine applies it, the job is not running there, and
     // longest_on would drop the entry as stale (nor may a job started in this call be displaced in it).
     holding_.push_back({t, {k, now}});
-    if (j >= touched_.size()) touched_.resize(std::max<std::size_t>(j + 1, 2 * touched_.size()), 0);
 }
+
+void SrtfPolicy::touch(JobIdx j) {
+    if (j >= touched_.size()) touched_.resize(std::max<std::size_t>(j + 1, 2 * touched_.size()), 0);
+    touched_[j] = stamp_;
+}
+
+bool SrtfPolicy::touched(JobIdx j) const { return j < touched_.size() && touched_[j] == stamp_; }
 
 void SrtfPolicy::start(JobIdx j, GpuTypeIdx t, int n, const Key& k, Time now) {
     starts_.push_back({j, t, n});
-    hold(j, t, k, now);
+    hold(t, k, now);
 }
 
 void SrtfPolicy::move(const ClusterView& view, JobIdx j, GpuTypeIdx t, Time now) {
     const JobInfo& job = view.job(j);
     preempt_.push_back(j);
     start(j, t, job.alloc_gpus, key(view, j), now);
-    touched_[j] = stamp_;  // after hold(), which sized touched_
+    touch(j);
 }
 
 bool SrtfPolicy::displace_for(const ClusterView& view, const Key& w) {
@@ -215,8 +221,7 @@ bool SrtfPolicy::displace_for(const ClusterView& view, const Key& w) {
             } else {
                 preempt_.push_back(vj);
                 requeue_.push_back(vj);
-                if (vj >= touched_.size()) touched_.resize(std::max<std::size_t>(vj + 1, 2 * touched_.size()), 0);
-                touched_[vj] = stamp_;
+                touch(vj);
             }
         }
         return true;
@@ -229,7 +234,7 @@ bool SrtfPolicy::move_up(const ClusterView& view, bool ahead) {
     if (free_.size() < 2 || *std::max_element(free_.begin(), free_.end()) == 0) return false;
     by_rank_.clear();
     for (JobIdx j : view.running_jobs())
-        if (j >= touched_.size() || touched_[j] != stamp_) by_rank_.push_back(key(view, j));
+        if (!touched(j)) by_rank_.push_back(key(view, j));
     std::sort(by_rank_.begin(), by_rank_.end());
     // Ahead of the waiting jobs, what a mover leaves goes to them, not to another mover (one move per
     // freed GPU, no cascade down the types).

@@ -80,7 +80,11 @@ private:
     const Held* longest_on(const ClusterView& view, GpuTypeIdx t);
     /// The largest running key over all types (an upper bound is enough: it only stops walks early).
     double longest_running(const ClusterView& view);
-    void hold(JobIdx j, GpuTypeIdx t, const Key& k, Time now);
+    /// Job k starts or moves onto type t in this call: its heap entry, pushed after the call.
+    void hold(GpuTypeIdx t, const Key& k, Time now);
+    /// Marks j as moved or displaced in this call (no victim again, not moved again); touched() asks.
+    void touch(JobIdx j);
+    bool touched(JobIdx j) const;
     /// Step 4 (`ahead`: before the walk, for jobs ranked ahead of every waiting one); true if one moved.
     bool move_up(const ClusterView& view, bool ahead);
     /// What displacing running job j must gain, in key units.
