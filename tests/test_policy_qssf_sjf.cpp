@@ -17,7 +17,7 @@ RunOutcome run_seeded(const RunInputs& in, const std::string& policy, std::uint6
     RunConfig c;
     c.policy = policy;
     c.seed = seed;
-    c.restart_cost = restart_cost;
+    c.restart.restart_cost = restart_cost;
     for (const auto& p : params) add_param(c, p);
     c.out.clear();
     return simulate(in, c);

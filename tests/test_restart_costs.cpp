@@ -190,8 +190,8 @@ TEST_CASE("restart costs: the run config builds the model; summary and job recor
     RunConfig c;
     c.out = temp_path("restart-costs.json");
     c.policy = "srtf";
-    c.restart_model = RestartSpec::Kind::Checkpoint;
-    c.restart_cost = 3;
+    c.restart.kind = RestartSpec::Kind::Checkpoint;
+    c.restart.restart_cost = 3;
     const RunOutcome o = simulate(in, c);
     CHECK(o.jobs[0].finish == s(1025));
     CHECK(o.jobs[1].finish == s(110));

@@ -142,7 +142,7 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     srtf.policy = "srtf";
     add_param(srtf, "type_order=spec");
     srtf.seed = 9223372036854775807ULL;
-    srtf.restart_cost = 2.5;
+    srtf.restart.restart_cost = 2.5;
     srtf.strict = true;
     srtf.on_bad_line = BadLinePolicy::Skip;
     srtf.timeseries_points = 17;

@@ -165,7 +165,7 @@ TEST_CASE("srtf: a move to a faster type happens only when it gains more than th
         RunConfig c;
         c.policy = "srtf";
         c.out.clear();
-        c.restart_cost = restart;
+        c.restart.restart_cost = restart;
         const auto o = simulate(in, c);
         CHECK(finish_s(o, 0) == 5);
         CHECK(finish_s(o, 1) == (restart == 3.0 ? 12 : 13));
@@ -213,7 +213,7 @@ TEST_CASE("helios-srtf with Helios's restart charges: a displacement must gain t
         RunConfig c;
         c.policy = "helios-srtf";
         c.out.clear();
-        c.restart_model = RestartSpec::Kind::Helios;
+        c.restart.kind = RestartSpec::Kind::Helios;
         const auto o = simulate(in, c);
         const bool displaced = a == 20.0;
         CHECK(finish_s(o, 1) == (displaced ? 5 : 12));
@@ -248,7 +248,7 @@ TEST_CASE("restart cost: a restarted job holds its GPUs without progress", "[sch
     c.policy = "srtf";
     c.out.clear();
     CHECK(finish_s(simulate(in, c), 0) == 13);
-    c.restart_cost = 1.5;
+    c.restart.restart_cost = 1.5;
     const auto o = simulate(in, c);
     CHECK(finish_s(o, 0) == 14.5);
     CHECK(finish_s(o, 1) == 5);
@@ -480,7 +480,7 @@ TEST_CASE("las: a displacement must gain more than the restart cost", "[schedule
     RunConfig c;
     c.policy = "las";
     add_param(c, "quantum=10");
-    c.restart_cost = 8;
+    c.restart.restart_cost = 8;
     const auto o = simulate(in, c);
     CHECK(start_s(o, 1) == 15);
     CHECK(finish_s(o, 1) == 25);

@@ -164,15 +164,15 @@ std::vector<std::optional<CommCalibration>> calibrations(const ProfileSet& profi
 
 RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& progress) {
     const ResolvedParams params = resolve_all_params(c);
-    if (!(c.restart_cost >= 0 && c.restart_cost <= 1e12))
-        throw InputError(fmt::format("--restart-cost: expected seconds in [0, 1e12], got {}", c.restart_cost));
-    if (c.migration_cost && !(*c.migration_cost >= 0 && *c.migration_cost <= 1e12))
-        throw InputError(fmt::format("--migration-cost: expected seconds in [0, 1e12], got {}", *c.migration_cost));
-    if (!(c.checkpoint_bytes_per_param >= 0 && c.checkpoint_bytes_per_param <= 1e6))
+    if (!(c.restart.restart_cost >= 0 && c.restart.restart_cost <= 1e12))
+        throw InputError(fmt::format("--restart-cost: expected seconds in [0, 1e12], got {}", c.restart.restart_cost));
+    if (c.restart.migration_cost && !(*c.restart.migration_cost >= 0 && *c.restart.migration_cost <= 1e12))
+        throw InputError(fmt::format("--migration-cost: expected seconds in [0, 1e12], got {}", *c.restart.migration_cost));
+    if (!(c.restart.checkpoint_bytes_per_param >= 0 && c.restart.checkpoint_bytes_per_param <= 1e6))
         throw InputError(fmt::format("--checkpoint-bytes-per-param: expected a number in [0, 1e6], got {}",
-                                     c.checkpoint_bytes_per_param));
-    if (!(c.storage_bandwidth > 0 && c.storage_bandwidth <= 1e6))
-        throw InputError(fmt::format("--storage-bandwidth: expected GB/s in (0, 1e6], got {}", c.storage_bandwidth));
+                                     c.restart.checkpoint_bytes_per_param));
+    if (!(c.restart.storage_bandwidth > 0 && c.restart.storage_bandwidth <= 1e6))
+        throw InputError(fmt::format("--storage-bandwidth: expected GB/s in (0, 1e6], got {}", c.restart.storage_bandwidth));
     if (!(c.wait_threshold >= 0 && c.wait_threshold <= 1e12))
         throw InputError(fmt::format("--wait-threshold: expected seconds in [0, 1e12], got {}", c.wait_threshold));
     // The table checks these where they are read; a config built in memory is checked here too.
@@ -207,9 +207,9 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     const MakeContext context{c.seed, &in.cluster, &resolved.tenants};
     auto policy = params.policy_entry.make(params.policy, context);
     auto placer = params.placer_entry.make(params.placer, context);
-    const std::unique_ptr<RestartModel> restart = make_restart_model(restart_spec(c), in.profiles);
+    const std::unique_ptr<RestartModel> restart = make_restart_model(c.restart, in.profiles);
     Simulator sim(in.cluster, rates, resolved, *policy, *placer,
-                  SimOptions{to_time(c.restart_cost), &network, restart.get()});
+                  SimOptions{to_time(c.restart.restart_cost), &network, restart.get()});
     Time origin = kNever;
     for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
     Metrics metrics(in.cluster, resolved.jobs.size(), origin == kNever ? 0 : origin, c.timeseries_points);

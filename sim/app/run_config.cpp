@@ -32,16 +32,6 @@ RunConfig default_run_config() {
     return c;
 }
 
-RestartSpec restart_spec(const RunConfig& c) {
-    RestartSpec r;
-    r.kind = c.restart_model;
-    r.restart_cost = c.restart_cost;
-    r.checkpoint_bytes_per_param = c.checkpoint_bytes_per_param;
-    r.storage_bandwidth = c.storage_bandwidth;
-    r.migration_cost = c.migration_cost;
-    return r;
-}
-
 namespace {
 
 /// "k=v" split at the first '='; anything else is an InputError naming `flag`.
@@ -238,8 +228,8 @@ const RunConfigKey kTable[] = {
      .echo = [](I id, C c, X) { id["seed"] = c.seed; }},
     {.key = "restart_cost", .kind = K::Number, .help = "seconds without progress on every restart after a preemption",
      .default_text = "0", .example = "30", .min = 0, .max = 1e12,
-     .set = [](RunConfig& c, V v, W) { c.restart_cost = v.number; },
-     .echo = [](I id, C c, X) { id["restart_cost"] = c.restart_cost; }},
+     .set = [](RunConfig& c, V v, W) { c.restart.restart_cost = v.number; },
+     .echo = [](I id, C c, X) { id["restart_cost"] = c.restart.restart_cost; }},
     {.key = "strict", .kind = K::Bool,
      .help = "a job that can never run on this cluster is an input error (exit 2) instead of rejected",
      .default_text = "false", .example = "true",
@@ -286,32 +276,32 @@ const RunConfigKey kTable[] = {
              "the model's checkpoint, 2 x params x --checkpoint-bytes-per-param / --storage-bandwidth; MODELLING.md "
              "§5) or helios (7 s on 1 GPU, 30 s on up to 8, 60 s above)",
      .default_text = "fixed", .example = R"("checkpoint")", .choices = "fixed|checkpoint|helios",
-     .set = [](RunConfig& c, V v, W) { c.restart_model = *parse_restart_kind(v.text); },
+     .set = [](RunConfig& c, V v, W) { c.restart.kind = *parse_restart_kind(v.text); },
      // Its parameters are echoed with it (they change nothing under another model).
      .echo = [](I id, C c, X) {
-         if (c.restart_model == RestartSpec::Kind::Fixed) return;
-         Json m = {{"kind", std::string(restart_kind_name(c.restart_model))}};
-         if (c.restart_model == RestartSpec::Kind::Checkpoint) {
-             m["checkpoint_bytes_per_param"] = c.checkpoint_bytes_per_param;
-             m["storage_bandwidth"] = c.storage_bandwidth;
+         if (c.restart.kind == RestartSpec::Kind::Fixed) return;
+         Json m = {{"kind", std::string(restart_kind_name(c.restart.kind))}};
+         if (c.restart.kind == RestartSpec::Kind::Checkpoint) {
+             m["checkpoint_bytes_per_param"] = c.restart.checkpoint_bytes_per_param;
+             m["storage_bandwidth"] = c.restart.storage_bandwidth;
          }
          id["restart_model"] = m;
      }},
     {.key = "checkpoint_bytes_per_param", .kind = K::Number,
      .help = "restart_model checkpoint: checkpoint bytes per model parameter (4 weights + 8 Adam moments)",
      .default_text = "12", .example = "14", .min = 0, .max = 1e6,
-     .set = [](RunConfig& c, V v, W) { c.checkpoint_bytes_per_param = v.number; }},
+     .set = [](RunConfig& c, V v, W) { c.restart.checkpoint_bytes_per_param = v.number; }},
     {.key = "storage_bandwidth", .kind = K::Number,
      .help = "restart_model checkpoint: GB/s (1e9 bytes/s) at which a checkpoint is saved and loaded",
      .default_text = "2", .example = "10", .min = 0, .max = 1e6, .min_open = true,
-     .set = [](RunConfig& c, V v, W) { c.storage_bandwidth = v.number; }},
+     .set = [](RunConfig& c, V v, W) { c.restart.storage_bandwidth = v.number; }},
     {.key = "migration_cost", .kind = K::Number,
      .help = "seconds without progress after a move (a migration, or a restart at the instant of a preemption), "
              "instead of a restart's cost",
      .default_text = "what a restart costs", .example = "5", .min = 0, .max = 1e12,
-     .set = [](RunConfig& c, V v, W) { c.migration_cost = v.number; },
+     .set = [](RunConfig& c, V v, W) { c.restart.migration_cost = v.number; },
      .echo = [](I id, C c, X) {
-         if (c.migration_cost) id["migration_cost"] = *c.migration_cost;
+         if (c.restart.migration_cost) id["migration_cost"] = *c.restart.migration_cost;
      }},
     {.key = "wait_threshold", .kind = K::Number,
      .help = "summary.jobs_waited_over_threshold counts the measured finished jobs that queued longer than this (s)",

@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,13 +33,9 @@ struct RunConfig {
     std::string placement = "consolidated";
     ContentionMode network = ContentionMode::Duty;  ///< how jobs share links (MODELLING.md §2.2)
     std::uint64_t seed = 0;
-    double restart_cost = 0;                    ///< s
-    /// The restart model (MODELLING.md §5) and its parameters; restart_cost is fixed's charge and
-    /// checkpoint's fixed part.
-    RestartSpec::Kind restart_model = RestartSpec::Kind::Fixed;
-    double checkpoint_bytes_per_param = 12;
-    double storage_bandwidth = 2;               ///< GB/s
-    std::optional<double> migration_cost;       ///< s per move; unset: a move costs a restart
+    /// The restart model (MODELLING.md §5) and its parameters: keys restart_model, restart_cost,
+    /// checkpoint_bytes_per_param, storage_bandwidth, migration_cost.
+    RestartSpec restart;
     double wait_threshold = 3600;               ///< s: summary.jobs_waited_over_threshold counts longer waits
     bool strict = false;
     BadLinePolicy on_bad_line = BadLinePolicy::Error;
@@ -53,9 +48,6 @@ struct RunConfig {
     /// Benchmarks: time each network component solve (RunOutcome::network_solve_micros). Not a config key.
     bool time_network_solves = false;
 };
-
-/// The restart model's part of a run config.
-RestartSpec restart_spec(const RunConfig& config);
 
 /// The bundled defaults: a synthetic Gavel-mix trace on the Gavel-like 108-GPU heterogeneous cluster
 /// with Gavel's measured throughputs. Paths are absolute (the source tree's), so any folder works.
