@@ -43,7 +43,26 @@ inline std::string quote(std::string_view s) {
     return out;
 }
 
+/// A number's JSON text held without a heap string (for per-record loops).
+struct NumberText {
+    char digits[40];
+    std::size_t size = 0;
+    std::string_view view() const { return {digits, size}; }
+};
+
 /// A number in its shortest round-trip form; non-finite values become null.
-inline std::string number(double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string("null"); }
+inline NumberText number_text(double x) {
+    NumberText t;
+    const std::string_view null = "null";
+    if (!std::isfinite(x)) {
+        t.size = null.copy(t.digits, null.size());
+        return t;
+    }
+    t.size = static_cast<std::size_t>(fmt::format_to_n(t.digits, sizeof t.digits, "{}", x).out - t.digits);
+    return t;
+}
+
+/// The same as a string.
+inline std::string number(double x) { return std::string(number_text(x).view()); }
 
 }  // namespace dlsim::json_out

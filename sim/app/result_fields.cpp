@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstring>
 #include <iterator>
 
@@ -530,17 +529,9 @@ void put_cell(Out& out, const Cell& c, Format format) {
             if (format == Format::Json) out.json_string(c.text);
             else out.csv_string(c.text);
             break;
-        case Cell::Kind::Real: {
-            // json_out::number's bytes without a string per record (ftf_rho is in every record).
-            if (!std::isfinite(c.real)) {
-                out.text("null");
-                break;
-            }
-            char digits[40];
-            const auto end = fmt::format_to_n(digits, sizeof digits, "{}", c.real).out;
-            out.text(std::string_view(digits, static_cast<std::size_t>(end - digits)));
+        case Cell::Kind::Real:
+            out.text(json_out::number_text(c.real).view());  // no string per record (ftf_rho is in every one)
             break;
-        }
     }
 }
 
