@@ -256,8 +256,8 @@ const SummaryField kSummary[] = {
     {"events", "events the engine processed", count_json<&Summary::events>, true, kCountsRow, Show::Part, "events",
      count_text<&Summary::events>},
     {"ftf_rho_max",
-     "finish-time fairness: the largest rho = JCT / (time alone on its fastest type x mean jobs in the system "
-     "over its lifetime) among the finished jobs in the window",
+     "finish-time fairness: the largest rho = JCT / the time alone on an equal 1/N share of its fastest type's "
+     "GPUs (N the mean jobs in the system over its lifetime) among the finished jobs in the window",
      number_json<&Summary::ftf_rho_max>, true, kFairnessRow, Show::Part, "rho max",
      [](const Summary& s) { return s.ftf_rho_max > 0 ? fmt::format("{:.3f}", s.ftf_rho_max) : std::string(); }},
     {"ftf_rho_mean", "mean rho of the finished jobs in the window", number_json<&Summary::ftf_rho_mean>, true,
