@@ -29,13 +29,27 @@ double Params::get_double(const std::string& name) const { return std::stod(get(
 bool Params::get_bool(const std::string& name) const { return get(name) == "true"; }
 std::vector<double> Params::get_numbers(const std::string& name) const { return split_numbers(get(name)); }
 
-std::vector<double> split_numbers(const std::string& text) {
-    std::vector<double> out;
+namespace {
+
+/// Calls `field(text)` for each comma-separated field, in order ("" is one empty field); stops early
+/// when it returns false.
+template <class Field>
+void for_each_field(std::string_view text, Field field) {
     for (std::size_t start = 0; start <= text.size();) {
         const std::size_t cut = std::min(text.find(',', start), text.size());
-        out.push_back(std::stod(text.substr(start, cut - start)));
+        if (!field(text.substr(start, cut - start))) return;
         start = cut + 1;
     }
+}
+
+}  // namespace
+
+std::vector<double> split_numbers(const std::string& text) {
+    std::vector<double> out;
+    for_each_field(text, [&](std::string_view f) {
+        out.push_back(std::stod(std::string(f)));
+        return true;
+    });
     return out;
 }
 
@@ -68,17 +82,15 @@ std::string check_value(const std::string& owner, const ParamSpec& spec, const s
             return bad(fmt::format("one of {}", fmt::join(spec.choices, ", ")));
         case ParamType::Numbers: {
             std::string canonical;
-            for (std::size_t start = 0; start <= v.size();) {
-                const std::size_t cut = std::min(v.find(',', start), v.size());
+            bool ok = true;
+            for_each_field(v, [&](std::string_view f) {
                 double x = 0;
-                const char* b = v.data() + start;
-                const char* e = v.data() + cut;
-                auto [p, ec] = std::from_chars(b, e, x);
-                if (b == e || ec != std::errc() || p != e || !std::isfinite(x))
-                    return bad("a comma-separated list of numbers");
-                canonical += (canonical.empty() ? "" : ",") + fmt::format("{}", x);
-                start = cut + 1;
-            }
+                const auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), x);
+                ok = !f.empty() && ec == std::errc() && p == f.data() + f.size() && std::isfinite(x);
+                if (ok) canonical += (canonical.empty() ? "" : ",") + fmt::format("{}", x);
+                return ok;
+            });
+            if (!ok) return bad("a comma-separated list of numbers");
             return canonical;
         }
         case ParamType::Text:
