@@ -219,7 +219,7 @@ const SummaryField kSummary[] = {
      "true when the run ended once the measurement window's jobs had finished (stop_after_measured) while others "
      "were still queued, running or not yet arrived (they count as unfinished; makespan ends at that instant)",
      [](Buffer& out, const Summary& s) { append(out, s.stopped_early ? "true" : "false"); }, false, kJobsRow,
-     Show::Aside, "", [](const Summary& s) { return s.stopped_early ? std::string("stopped early") : std::string(); }},
+     Show::Aside, "early", [](const Summary& s) { return s.stopped_early ? std::string("stopped") : std::string(); }},
     {"agnostic_jobs", "jobs whose model the profile lacks, run model-agnostic (--unknown-models agnostic)",
      count_json<&Summary::agnostic_jobs>, false, kJobsRow, Show::Aside, "model-agnostic",
      [](const Summary& s) { return nonzero(s.agnostic_jobs); }},
