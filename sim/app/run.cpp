@@ -191,7 +191,8 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
 
     const Topology topology(in.cluster);
     const std::vector<CommModel> comm = comm_models(in.profiles);
-    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = effective_network(c)}, calibrations(in.profiles),
+    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = effective_network(c)},
+                               calibrations(in.profiles),
                                measured_intra_bandwidths(in.cluster, in.profiles, comm));
     network.time_solves(c.time_network_solves);
     // A trace duration was measured with the job's communication: work = duration × its rate alone there
