@@ -58,6 +58,11 @@ double NetworkPerformance::inter_bandwidth(const Job& job, double x) const {
 }
 
 double NetworkPerformance::rate_at(const Job& job, double x, double* phi) const {
+    if (rates_.measured()) {
+        // Measured aggregate rates already include the job's communication (the Gavel-compatible mode).
+        if (phi) *phi = 0;
+        return rates_.rate(job.model, job.type, job.gpus);
+    }
     const CommModel& comm = comm_of(job);
     RingLinks ring{job.gpus, job.nodes, job.intra, inter_bandwidth(job, x), job.alpha};
     const double t_comm = comm_seconds(comm, ring);

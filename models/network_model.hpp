@@ -73,6 +73,8 @@ public:
     /// `measured_intra[m * types + t]` (models/measured_scaling.hpp), when > 0: model m's intra-node
     /// bandwidth on type t from measured multi-GPU throughputs, used instead of the node's η × bandwidth.
     /// Neither applies on an ideal network (a spec that describes no links): communication is free there.
+    /// With measured rates (`rates.measured()`, the Gavel-compatible mode) a job's rate is the measured one,
+    /// communication included, wherever it runs: the run config pairs that mode with `network none`.
     NetworkPerformance(const Topology& topology, const RateModel& rates, std::vector<CommModel> models,
                        NetworkOptions options, std::vector<std::optional<CommCalibration>> calibrated = {},
                        std::vector<double> measured_intra = {});

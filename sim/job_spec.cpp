@@ -110,6 +110,10 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                                              "into work (give gpu_type or work)",
                                              where("gpu_type"), profiles.models[s.model].name, type_name));
             s.work = r.duration * s.num_gpus * single;
+            // The measured mode rates n GPUs by the profile's measured point: the job did duration × that.
+            const std::string& measured_on =
+                r.gpu_type != 0 ? type_name : cluster.gpu_types[cluster.reference_gpu_type].name;
+            if (auto x = rates.measured_by_name(s.model, measured_on, s.num_gpus)) s.work = r.duration * *x;
             if (original_rate && original && single > 0) {
                 // Where the network slows the job even alone, its trace duration included that: the work is
                 // what it did at that rate (an ideal network gives exactly n × single, the line above).

@@ -170,13 +170,8 @@ void Metrics::on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from
     busy_[to.gpu_type] += to.num_gpus();
 }
 
-Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window,
-                           const SummaryOptions& options) const {
-    Summary s;
-    s.jobs = jobs.size();
-    s.events = events;
-    s.measure = window;
-    // Which jobs are measured: by arrival index, (submit, trace order) as the engine admits them.
+std::vector<char> measured_mask(std::span<const JobInfo> jobs, const MeasureWindow& window) {
+    // By arrival index, (submit, trace order) as the engine admits them.
     std::vector<char> measured(jobs.size(), window.by == MeasureWindow::By::All);
     if (window.by == MeasureWindow::By::Jobs) {
         if (window.end_job != UINT64_MAX && window.end_job > jobs.size())
@@ -213,6 +208,17 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
                                      window.from, window.to < 0 ? std::string() : fmt::format("{}", window.to),
                                      jobs.size(), to_seconds(first), to_seconds(last)));
     }
+    return measured;
+}
+
+Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window,
+                           const SummaryOptions& options) const {
+    Summary s;
+    s.jobs = jobs.size();
+    s.events = events;
+    s.measure = window;
+    // Which jobs are measured.
+    const std::vector<char> measured = measured_mask(jobs, window);
     std::vector<double> jct;
     jct.reserve(jobs.size());
     double sum_jct = 0, sum_delay = 0;

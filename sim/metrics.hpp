@@ -31,6 +31,10 @@ MeasureWindow parse_measure_jobs(const std::string& text);
 /// "T0:T1" (seconds of simulated time, T1 may be empty) for --measure-time; an InputError otherwise.
 MeasureWindow parse_measure_time(const std::string& text);
 
+/// Per job: 1 when `window` measures it. An end_job past the last job, or a window that selects no job,
+/// is an InputError (a window that silently measured fewer jobs would be a wrong number).
+std::vector<char> measured_mask(std::span<const JobInfo> jobs, const MeasureWindow& window);
+
 /// Mean JCT of one VC's or user's measured finished jobs.
 struct GroupJct {
     std::string name;
@@ -50,6 +54,9 @@ struct Summary {
     std::uint64_t migrations = 0;   ///< of those, moves: the job ran again elsewhere at the same instant
     std::uint64_t agnostic_jobs = 0;  ///< jobs whose model the profile lacks, run model-agnostic (--unknown-models)
     std::uint64_t events = 0;
+    /// The run ended once the window's jobs had finished (stop_after_measured) while others were still
+    /// queued, running or not yet arrived; makespan and utilisation then end at that instant.
+    bool stopped_early = false;
     std::uint64_t restarts = 0;        ///< restarts charged (a restart model's cost > 0), all jobs
     double restart_gpu_seconds = 0;    ///< GPU-seconds spent restarting (cut-short restarts: the part spent)
     /// Finish-time fairness ρ over the measured finished jobs (DESIGN.md "Clarifications"); 0 without rates.

@@ -69,9 +69,17 @@ void Simulator::push_next_arrival() {
     }
 }
 
+void Simulator::stop_when_finished(std::vector<char> wait_for) {
+    if (wait_for.size() != jobs_.size())
+        throw InternalError(fmt::format("stop_when_finished: {} flags for {} jobs", wait_for.size(), jobs_.size()));
+    waiting_for_ = static_cast<std::uint64_t>(std::count(wait_for.begin(), wait_for.end(), 1));
+    wait_for_ = waiting_for_ ? std::move(wait_for) : std::vector<char>();
+}
+
 SimStats Simulator::run() {
     const auto started = std::chrono::steady_clock::now();
     push_next_arrival();
+    const bool stop_armed = !wait_for_.empty();
     while (!queue_.empty()) {
         const Time t = queue_.top().time;
         if (t < now_) throw InternalError(fmt::format("time went back from {} us to {} us", now_, t));
@@ -102,13 +110,20 @@ SimStats Simulator::run() {
             }
             ++stats_.events;
         }
+        if (stop_armed && waiting_for_ == 0) {
+            // Every job waited for has finished: the run ends here, the others left as they are.
+            stats_.stopped_early = std::any_of(jobs_.begin(), jobs_.end(), [](const JobInfo& j) {
+                return j.state != JobState::Finished && j.state != JobState::Rejected;
+            });
+            break;
+        }
         if (!arrived_.empty() || !finished_.empty() || timer || !requeued_.empty() || !declined_.empty()) {
             // At most one more call at the same instant, for what it asked that was declined or requeued;
             // what is declined again then waits for the next call.
             if (call_policy(timer)) call_policy(false);
         }
     }
-    audit();
+    if (!stats_.stopped_early) audit();
     stats_.engine_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return stats_;
 }
@@ -153,6 +168,7 @@ void Simulator::complete(JobIdx j) {
     if (job.state != JobState::Running)
         throw InternalError(fmt::format("completion of job {} which is not running at {} us", j, now_));
     ++finished_count_;
+    if (!wait_for_.empty() && wait_for_[j]) --waiting_for_;
     reallocate(j, nullptr, Transition::Finish);
     finished_.push_back(j);
 }

@@ -37,6 +37,8 @@ struct SimStats {
     double policy_seconds = 0;  ///< wall time inside the policy (self-profiling only)
     DurationHistogram policy_call_time;  ///< wall time of each policy call (self-profiling only)
     double engine_seconds = 0;  ///< wall time of the whole event loop, policy included
+    /// The run ended at stop_when_finished's condition with jobs left queued, running or not yet arrived.
+    bool stopped_early = false;
 };
 
 /// Called from the event loop every few thousand events: simulated time now, jobs finished so far.
@@ -56,6 +58,11 @@ public:
 
     void add_observer(Observer& o) { observers_.push_back(&o); }
     void set_progress(ProgressFn progress) { progress_ = std::move(progress); }
+    /// Ends the run at the first instant after which every job with `wait_for[j]` set has finished (Gavel's
+    /// continuous runs stop when the measured window is done). The instant's events are all applied, the
+    /// policy is not called again, and the jobs still queued, running or not yet arrived stay as they are
+    /// (unfinished). No job flagged: the run ends as usual.
+    void stop_when_finished(std::vector<char> wait_for);
     /// Runs to the end; throws InternalError on a broken invariant or an invalid decision.
     SimStats run();
 
@@ -138,6 +145,8 @@ private:
     SimStats stats_;
     ProgressFn progress_;
     std::uint64_t finished_count_ = 0, next_progress_ = 0;
+    std::vector<char> wait_for_;        // stop_when_finished: the jobs the run ends after (empty: none)
+    std::uint64_t waiting_for_ = 0;     // how many of them have not finished yet
 };
 
 }  // namespace dlsim

@@ -27,6 +27,7 @@ const Expected kPresets[] = {
     {"minimal.json", 1, 1, 1},
     {"gavel_simulated.json", 108, 27, 3},
     {"gavel_108.json", 108, 27, 3},                       // 3 racks x 9 servers x 4 GPUs
+    {"gavel_compat_108.json", 108, 108, 3},               // 3 racks x 36 servers x 1 GPU (Gavel's simulator)
     {"philly.json", 2490, 552, 2},                        // 321 x 2 + 231 x 8
     {"dgx_a100_superpod.json", 320, 40, 10},              // 2 SUs x 20 nodes x 8 GPUs, racks of 4
     {"leaf_spine_4to1_v100_pcie.json", 256, 64, 8},       // 8 racks x 8 servers x 4 GPUs

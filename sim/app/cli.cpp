@@ -12,6 +12,7 @@
 #include "sim/app/run.hpp"
 #include "sim/app/sweep.hpp"
 #include "traces/canonical_csv.hpp"
+#include "traces/gavel_paper.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace_format.hpp"
 #include "traces/trace_stats.hpp"
@@ -330,6 +331,23 @@ int cmd_trace_cluster(int argc, char** argv) {
     return 0;
 }
 
+/// The paper workload's templates from a profile: every model, with its measured aggregate rate on the
+/// reference type at 1, 2, 4 and 8 GPUs (`throughput`, then `throughput_n`; 0 where not measured).
+std::vector<GavelPaperModel> gavel_paper_models(const ProfileSet& profiles, const std::string& reference_type) {
+    const std::string key = lower_ascii(reference_type);
+    std::vector<GavelPaperModel> out;
+    for (const ModelProfile& m : profiles.models) {
+        GavelPaperModel g{m.name, {}};
+        if (auto it = m.throughput.find(key); it != m.throughput.end()) g.reference_rate[0] = it->second;
+        if (auto it = m.throughput_n.find(key); it != m.throughput_n.end())
+            for (std::size_t k = 1; k < kGavelScaleFactors.size(); ++k)
+                if (auto x = it->second.find(kGavelScaleFactors[k]); x != it->second.end())
+                    g.reference_rate[k] = x->second;
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
 int cmd_trace_generate(int argc, char** argv) {
     po::options_description desc("dlsim trace generate: Poisson arrivals; sizes and durations from Gavel's "
                                  "Philly-derived mix (default), a lognormal, or a real trace");
@@ -348,9 +366,30 @@ int cmd_trace_generate(int argc, char** argv) {
         ("from-format", po::value<std::string>(&from_format), "its format; default auto")
         ("profiles", po::value<std::string>(&profiles), "draw models uniformly from this profile")
         ("no-models", "generate jobs without a model")
+        ("gavel-paper", "Gavel's paper workload (utils.generate_job): models uniform over the profile's, at a size "
+                        "> 1 only those measured at it; Gavel's durations; work = duration x the measured V100 "
+                        "rate at the job's size, written with gpu_type V100")
+        ("multi-gpu", "with --gavel-paper: sizes 1/2/4/8 w.p. 70/10/15/5% (Gavel's -m); else 1 GPU")
         ("out", po::value<std::string>(&out), "output CSV (default: stdout)");
     po::variables_map vm;
     if (!parse(argc, argv, desc, vm)) return 0;
+    if (vm.count("multi-gpu") && !vm.count("gavel-paper"))
+        throw InputError("--multi-gpu: only with --gavel-paper (the default mix draws sizes with --sizes)");
+    if (vm.count("gavel-paper")) {
+        for (const char* other : {"sizes", "durations", "lognormal", "from", "from-format", "no-models"})
+            if (vm.count(other))
+                throw InputError(fmt::format("--gavel-paper and --{} conflict: the paper workload fixes sizes, "
+                                             "durations and models",
+                                             other));
+        GavelPaperOptions g;
+        g.num_jobs = jobs;
+        g.jobs_per_hour = rate;
+        g.seed = parse_seed(seed);
+        g.multi_gpu = vm.count("multi-gpu") > 0;
+        g.models = gavel_paper_models(load_profiles(profiles), g.reference_gpu_type);
+        emit_canonical_csv(generate_gavel_paper(g), out);
+        return 0;
+    }
     GavelMixOptions o;
     o.num_jobs = jobs;
     o.jobs_per_hour = rate;

@@ -215,6 +215,11 @@ const SummaryField kSummary[] = {
      count_json<&Summary::rejected>, true, kJobsRow, Show::Aside, "rejected", count_text<&Summary::rejected>},
     {"unfinished", "jobs neither finished nor rejected", count_json<&Summary::unfinished>, true, kJobsRow, Show::Aside,
      "unfinished", count_text<&Summary::unfinished>},
+    {"stopped_early",
+     "true when the run ended once the measurement window's jobs had finished (stop_after_measured) while others "
+     "were still queued, running or not yet arrived (they count as unfinished; makespan ends at that instant)",
+     [](Buffer& out, const Summary& s) { append(out, s.stopped_early ? "true" : "false"); }, false, kJobsRow,
+     Show::Aside, "early", [](const Summary& s) { return s.stopped_early ? std::string("stopped") : std::string(); }},
     {"agnostic_jobs", "jobs whose model the profile lacks, run model-agnostic (--unknown-models agnostic)",
      count_json<&Summary::agnostic_jobs>, false, kJobsRow, Show::Aside, "model-agnostic",
      [](const Summary& s) { return nonzero(s.agnostic_jobs); }},

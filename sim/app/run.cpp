@@ -100,7 +100,8 @@ ResolvedParams resolve_all_params(const RunConfig& c) {
     const auto& policy_entry = builtin_policies().find(c.policy);
     const auto& placer_entry = builtin_placers().find(c.placement);
     return {policy_entry, placer_entry,
-            resolve_params("policy " + c.policy, policy_entry.params, c.params, c.params_dir),
+            resolve_params("policy " + c.policy, policy_entry.params, compat_params(c, policy_entry.params),
+                           c.params_dir),
             resolve_params("placement " + c.placement, placer_entry.params, {})};
 }
 
@@ -186,11 +187,12 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
                                     params.placer);
     out.run_id = id_of(id);
     out.config_json = config_json(in, c, std::move(id));
-    const RateModel rates(in.cluster, in.profiles);
+    const RateModel rates(in.cluster, in.profiles, effective_rate_mode(c));
 
     const Topology topology(in.cluster);
     const std::vector<CommModel> comm = comm_models(in.profiles);
-    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = c.network}, calibrations(in.profiles),
+    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = effective_network(c)},
+                               calibrations(in.profiles),
                                measured_intra_bandwidths(in.cluster, in.profiles, comm));
     network.time_solves(c.time_network_solves);
     // A trace duration was measured with the job's communication: work = duration × its rate alone there
@@ -220,6 +222,12 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
         sim.add_observer(*log);
     }
     if (progress) sim.set_progress(progress);
+    if (effective_stop_after_measured(c)) {
+        // The window's jobs that can run; a rejected one never finishes, so the run cannot wait for it.
+        std::vector<char> wait_for = measured_mask(sim.jobs(), c.measure);
+        for (const auto& [j, why] : resolved.rejected) wait_for[j] = 0;
+        sim.stop_when_finished(std::move(wait_for));
+    }
     try {
         out.stats = sim.run();
     } catch (const TimeOverflow& e) {
@@ -235,6 +243,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     summary_options.ftf_rho = out.ftf_rho;
     summary_options.tenants = &resolved.tenants;
     out.summary = metrics.summarize(sim.jobs(), out.stats.events, c.measure, summary_options);
+    out.summary.stopped_early = out.stats.stopped_early;
     network.finish(origin == kNever ? 0 : origin, sim.now());
     out.summary.network = network.summary();
     out.network.resize(resolved.jobs.size());

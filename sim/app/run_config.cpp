@@ -3,6 +3,7 @@
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
 #include "models/base/parse.hpp"
+#include "policies/registry.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -219,9 +220,12 @@ const RunConfigKey kTable[] = {
     {.key = "network", .kind = K::Choice,
      .help = "how jobs that share links divide them: none (each alone), penalty (a factor per tier spanned), "
              "maxmin, duty, interleave, priority (MODELLING.md §2.2)",
-     .default_text = "duty", .example = R"("maxmin")", .choices = "none|penalty|maxmin|duty|interleave|priority",
+     // The example is none so that every key's example together (a test) stays valid with compat's gavel.
+     .default_text = "duty (none under compat gavel)", .example = R"("none")",
+     .choices = "none|penalty|maxmin|duty|interleave|priority",
      .set = [](RunConfig& c, V v, W) { c.network = *parse_contention_mode(v.text); },
-     .echo = [](I id, C c, X) { id["network"] = std::string(contention_mode_name(c.network)); }},
+     // The mode in effect (compat gavel's none when the key is unset), so a run id names what ran.
+     .echo = [](I id, C c, X) { id["network"] = std::string(contention_mode_name(effective_network(c))); }},
     {.key = "seed", .kind = K::Integer, .help = "random seed (each purpose draws from its own stream)",
      .default_text = "0", .example = "7", .imin = 0, .imax = std::numeric_limits<std::uint64_t>::max(),
      .set = [](RunConfig& c, V v, W) { c.seed = v.integer; },
@@ -309,6 +313,24 @@ const RunConfigKey kTable[] = {
      .set = [](RunConfig& c, V v, W) { c.wait_threshold = v.number; },
      .echo = [](I id, C c, X) {
          if (c.wait_threshold != 3600) id["wait_threshold"] = c.wait_threshold;
+     }},
+    // Gavel compatibility: in the identity only when not the default, so earlier run ids stay the same.
+    {.key = "compat", .kind = K::Choice,
+     .help = "follow another simulator's conventions: none, or gavel (Gavel's simulator: measured multi-GPU rates, "
+             "network none, the policy's gavel_compat parameter on, stop_after_measured on)",
+     .default_text = "none", .example = R"("gavel")", .choices = "none|gavel",
+     .set = [](RunConfig& c, V v, W) { c.compat = v.text == "gavel" ? Compat::Gavel : Compat::None; },
+     .echo = [](I id, C c, X) {
+         if (c.compat == Compat::Gavel) id["compat"] = "gavel";
+     }},
+    {.key = "stop_after_measured", .kind = K::Bool,
+     .help = "end the run once every job of the measurement window (measure_jobs/measure_time) has finished; the "
+             "jobs then queued, running or not yet arrived are reported unfinished (Gavel's continuous runs)",
+     .default_text = "false (true under compat gavel)", .example = "true",
+     .set = [](RunConfig& c, V v, W) { c.stop_after_measured = v.boolean; },
+     .echo = [](I id, C c, X) {
+         const bool on = effective_stop_after_measured(c);
+         if (on || c.compat != Compat::None) id["stop_after_measured"] = on;
      }},
     // Outputs: not part of the identity.
     {.key = "out", .kind = K::Text, .help = "result JSON", .default_text = "results/run.json",
@@ -493,6 +515,33 @@ void check_run_config(const RunConfig& c) {
     if (c.transforms.resample_jobs > 0 && c.transforms.resample_rate == 0)
         throw InputError("--resample-jobs (run config resample_jobs) needs --resample-rate (resample_rate): the jobs "
                          "are re-sampled with Poisson arrivals at that rate");
+    // Measured multi-GPU rates include the job's communication: a contention model on top would count it twice.
+    if (c.compat == Compat::Gavel && c.network && *c.network != ContentionMode::None)
+        throw InputError(fmt::format("compat gavel and network {} conflict: the Gavel-compatible mode models no "
+                                     "network (its measured multi-GPU rates include communication); leave network "
+                                     "unset or set it to none",
+                                     contention_mode_name(*c.network)));
+}
+
+ContentionMode effective_network(const RunConfig& c) {
+    if (c.network) return *c.network;
+    return c.compat == Compat::Gavel ? ContentionMode::None : ContentionMode::Duty;
+}
+
+bool effective_stop_after_measured(const RunConfig& c) {
+    return c.stop_after_measured.value_or(c.compat == Compat::Gavel);
+}
+
+MultiGpuRate effective_rate_mode(const RunConfig& c) {
+    return c.compat == Compat::Gavel ? MultiGpuRate::Measured : MultiGpuRate::Linear;
+}
+
+std::map<std::string, std::string> compat_params(const RunConfig& c, const std::vector<ParamSpec>& specs) {
+    std::map<std::string, std::string> params = c.params;
+    if (c.compat != Compat::Gavel) return params;
+    for (const ParamSpec& p : specs)
+        if (p.name == "gavel_compat" && p.type == ParamType::Bool) params.try_emplace("gavel_compat", "true");
+    return params;
 }
 
 Json run_identity(const RunConfig& c, const IdentityContext& ctx) {

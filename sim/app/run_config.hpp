@@ -3,6 +3,7 @@
 // the one table of its keys that drives the config-file reader (also sweep specs), the `dlsim run` flags
 // and their --help, `dlsim validate` of a run config, and the run's identity as echoed in the result.
 #include "models/network_model.hpp"
+#include "models/rate_model.hpp"
 #include "models/restart_model.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/metrics.hpp"
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +22,11 @@
 #include <vector>
 
 namespace dlsim {
+
+struct ParamSpec;  // policies/registry.hpp
+
+/// Run-config key `compat`: which simulator's conventions a run follows.
+enum class Compat : std::uint8_t { None, Gavel };
 
 struct RunConfig {
     std::string trace, trace_format = "auto", cluster, profiles;
@@ -31,7 +38,14 @@ struct RunConfig {
     /// from there); "" = the working directory (flags). Not part of the run identity.
     std::string params_dir;
     std::string placement = "consolidated";
-    ContentionMode network = ContentionMode::Duty;  ///< how jobs share links (MODELLING.md §2.2)
+    /// How jobs share links (MODELLING.md §2.2); unset = duty, or none under compat gavel (effective_network).
+    std::optional<ContentionMode> network;
+    /// A compatibility preset: Gavel's simulator (measured multi-GPU rates, no network, the policy's
+    /// gavel_compat parameter, stop_after_measured); see effective_network and resolve_compat_params.
+    Compat compat = Compat::None;
+    /// End the run once every job of the measurement window has finished (Gavel's continuous runs);
+    /// unset = off, or on under compat gavel (effective_stop_after_measured).
+    std::optional<bool> stop_after_measured;
     std::uint64_t seed = 0;
     /// The restart model (MODELLING.md §5) and its parameters: keys restart_model, restart_cost,
     /// checkpoint_bytes_per_param, storage_bandwidth, migration_cost.
@@ -48,6 +62,17 @@ struct RunConfig {
     /// Benchmarks: time each network component solve (RunOutcome::network_solve_micros). Not a config key.
     bool time_network_solves = false;
 };
+
+/// The contention mode the run uses: the key's value, else none under compat gavel, else duty.
+ContentionMode effective_network(const RunConfig& c);
+/// Whether the run ends when the measurement window's jobs have all finished: the key's value, else
+/// true under compat gavel.
+bool effective_stop_after_measured(const RunConfig& c);
+/// The multi-GPU rate model the run uses: measured under compat gavel, else linear.
+MultiGpuRate effective_rate_mode(const RunConfig& c);
+/// The raw policy parameters with compat gavel's one addition: gavel_compat=true when the policy declares
+/// a parameter of exactly that name and the config does not set it.
+std::map<std::string, std::string> compat_params(const RunConfig& c, const std::vector<ParamSpec>& policy_params);
 
 /// The bundled defaults: a synthetic Gavel-mix trace on the Gavel-like 108-GPU heterogeneous cluster
 /// with Gavel's measured throughputs. Paths are absolute (the source tree's), so any folder works.
