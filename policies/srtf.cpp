@@ -177,7 +177,7 @@ bool SrtfPolicy::displace_for(const ClusterView& view, const Key& w) {
     for (GpuTypeMask m = job.runnable; m != 0; m &= m - 1) order[n++] = static_cast<GpuTypeIdx>(std::countr_zero(m));
     if (order_ == TypeOrder::Fastest)
         std::stable_sort(order, order + n, [&](GpuTypeIdx a, GpuTypeIdx b) {
-            return view.rates().single(job.model, a) > view.rates().single(job.model, b);
+            return view.rates().rate(job.model, a, g) > view.rates().rate(job.model, b, g);
         });
     for (std::size_t i = 0; i < n; ++i) {
         const GpuTypeIdx t = order[i];

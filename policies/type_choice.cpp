@@ -20,7 +20,7 @@ std::optional<GpuTypeIdx> pick_type(const ClusterView& view, const JobInfo& j, T
         const auto t = static_cast<GpuTypeIdx>(std::countr_zero(m));
         if (available[t] < j.num_gpus) continue;
         if (order == TypeOrder::Spec) return t;
-        const double r = view.rates().single(j.model, t);
+        const double r = view.rates().rate(j.model, t, j.num_gpus);  // the gang's rate: measured multi-GPU rates may rank types differently
         if (!best || r > best_rate) { best = t; best_rate = r; }
     }
     return best;
@@ -31,7 +31,7 @@ GpuTypeIdx fastest_type(const ClusterView& view, const JobInfo& j) {
     double best_rate = -1;
     for (GpuTypeMask m = j.runnable; m != 0; m &= m - 1) {
         const auto t = static_cast<GpuTypeIdx>(std::countr_zero(m));
-        const double r = view.rates().single(j.model, t);
+        const double r = view.rates().rate(j.model, t, j.num_gpus);  // the gang's rate: measured multi-GPU rates may rank types differently
         if (r > best_rate) { best = t; best_rate = r; }
     }
     return best;

@@ -75,8 +75,9 @@ TEST_CASE("gavel compat: a 4-GPU ResNet-50 replays in its duration; on K80 at th
     // One job of 3600 s on 4 V100s: work = 3600 x 9.4519... (its measured rate there), so it takes 3600 s on
     // 4 V100s again; allowed only K80s, 3600 x 9.4519 / 2.4122 = 14106.0476 s. Under the default linear model
     // the work is 3600 x 4 x 4.3948 and K80s take 3600 x 4.3948 / 0.6190 = 25558.1068 s.
-    const std::string v100_trace = "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
-                                   "a,0,4,3600,ResNet-50 (batch size 64),V100\n";
+    // (Allowed only V100s: with measured rates 4 P100s, 10.3647 it/s, beat 4 V100s, and fifo takes the fastest.)
+    const std::string v100_trace = "job_id,submit_time,num_gpus,duration,model,gpu_type,allowed_gpu_types\n"
+                                   "a,0,4,3600,ResNet-50 (batch size 64),V100,V100\n";
     const std::string k80_trace = "job_id,submit_time,num_gpus,duration,model,gpu_type,allowed_gpu_types\n"
                                   "a,0,4,3600,ResNet-50 (batch size 64),V100,K80\n";
     RunConfig gavel = quiet_config();
