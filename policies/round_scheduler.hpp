@@ -36,7 +36,10 @@
 //    (⌊T·τ⌋/T > τ − 1/T), and one with ⌊T·τ⌋ < R <= T·τ finishes in this round instead of after 1 step in the
 //    next. (2) A round that places nothing while jobs wait for a reset: Gavel sleeps until the next arrival
 //    (forcing a reset only once its trace is exhausted); dlsim also calls again when the gate opens.
-//    (3) A restart cost (Gavel has none) is paid inside the round; it does not lengthen it.
+//    (3) A restart cost (Gavel has none) is paid inside the round; it does not lengthen it. (4) Time shares
+//    count the time a job held its GPUs; Gavel counts from the previous round's end, which after an idle
+//    gap includes the gap. (5) Rounds are timed with the profile's rate T (Gavel has no network model): a job
+//    that a network model slows down does fewer iterations in its round.
 //
 // Cost: a call accounts the running jobs and arrivals, O(active); a walk sorts the active jobs per type,
 // O(active·types·log); the LP dominates. Vectors are reused, so a steady-state call allocates nothing.

@@ -233,6 +233,37 @@ TEST_CASE("FIFO allocation: arrival order, strict, agnostic choices kept", "[uni
     CHECK(again[2 * 2 + 0] + again[2 * 2 + 1] == 1);
 }
 
+TEST_CASE("FIFO allocation (agnostic): a seeded uniform draw among the types with room", "[unit][gavel]") {
+    // Two types with room for all eight 1-GPU jobs: every job draws. Gavel's code would put all eight on the
+    // last type (its draw is overwritten by a loop variable); the same seed gives the same draws.
+    AllocationInput in;
+    in.capacities = {8, 8};
+    std::vector<Time> submit;
+    for (std::uint32_t k = 0; k < 8; ++k) {
+        in.jobs.push_back({k, 1, 1, 10, 0});
+        in.throughputs.insert(in.throughputs.end(), {1, 1});
+        submit.push_back(s(k));
+    }
+    auto draws = [&](std::uint64_t seed) {
+        FifoAllocation fifo(false, seed);
+        const auto x = fifo.allocate(in, submit);
+        return std::vector<double>(x.begin(), x.end());
+    };
+    const std::vector<double> a = draws(1);
+    CHECK(a == draws(1));
+    double on_first = 0, total = 0;
+    for (std::size_t i = 0; i < 8; ++i) {
+        on_first += a[2 * i];
+        total += a[2 * i] + a[2 * i + 1];
+    }
+    CHECK(total == 8);
+    CHECK(on_first > 0);
+    CHECK(on_first < 8);
+    bool differs = false;
+    for (std::uint64_t seed = 2; seed < 10 && !differs; ++seed) differs = draws(seed) != a;
+    CHECK(differs);
+}
+
 TEST_CASE("gavel policies: bad parameters name the policy and the parameter", "[bad-input][gavel]") {
     const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile, kThreeLong);
     CHECK_THROWS_WITH(run_with(in, "gavel-las", {"round=0"}),
