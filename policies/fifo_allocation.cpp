@@ -17,7 +17,8 @@ std::span<const double> FifoAllocation::allocate(const AllocationInput& input, s
     // Agnostic: the jobs that hold a type keep it (finished jobs are simply absent from the input).
     if (!perf_) {
         const std::uint32_t last_key = n == 0 ? 0 : input.jobs[n - 1].key;  // keys ascend
-        if (kept_type_.size() <= last_key) kept_type_.resize(std::max<std::size_t>(last_key + 1, 2 * kept_type_.size()), kNone);
+        if (kept_type_.size() <= last_key)
+            kept_type_.resize(std::max<std::size_t>(last_key + 1, 2 * kept_type_.size()), kNone);
         for (std::size_t i = 0; i < n; ++i) {
             const std::int32_t t = kept_type_[input.jobs[i].key];
             if (t == kNone) continue;

@@ -309,7 +309,7 @@ void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
             ++stats_.unplaced;
             continue;
         }
-        const std::span<const NodeShare> nodes = std::span<const NodeShare>(nodes_).subspan(p.nodes_begin, p.nodes_size);
+        const auto nodes = std::span<const NodeShare>(nodes_).subspan(p.nodes_begin, p.nodes_size);
         const JobInfo& job = view.job(p.job);
         if (job.state == JobState::Running && view.allocation(p.job).same_place(p.type, nodes)) ++stats_.lease_renewals;
         desired_.want(p.job, p.type, p.gpus, nodes);

@@ -33,8 +33,8 @@
 //    lowest free GPUs in node order (Gavel's strided server walk), as explicit placements.
 //    Deviations: (1) dlsim progresses a job fluidly at T for the whole round, not int(T·τ) steps and then
 //    idle: a job whose micro-task is shorter than the round gets less than one extra iteration
-//    (⌊T·τ⌋/T > τ − 1/T), and one with ⌊T·τ⌋ < R <= T·τ finishes in this round instead of after 1 step in the
-//    next. (2) A round that places nothing while jobs wait for a reset: Gavel sleeps until the next arrival
+//    (⌊T·τ⌋/T > τ − 1/T), and one with ⌊T·τ⌋ < R <= T·τ finishes in this round instead of after 1 step
+//    in the next. (2) A round that places nothing while jobs wait for a reset: Gavel sleeps until the next arrival
 //    (forcing a reset only once its trace is exhausted); dlsim also calls again when the gate opens.
 //    (3) A restart cost (Gavel has none) is paid inside the round; it does not lengthen it. (4) Time shares
 //    count the time a job held its GPUs; Gavel counts from the previous round's end, which after an idle

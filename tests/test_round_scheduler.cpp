@@ -67,7 +67,8 @@ TEST_CASE("gavel rounds: priorities x/f decide who runs in each round (3 jobs, 2
     }
 }
 
-TEST_CASE("gavel rounds: a job kept across a boundary renews its lease, a resumed one pays the restart", "[schedule][gavel]") {
+TEST_CASE("gavel rounds: a job kept across a boundary renews its lease, a resumed one pays the restart",
+          "[schedule][gavel]") {
     // Restart cost 30 s. X = 2/3 each as above. a (700 s), b (500 s), c (600 s).
     // t=0 a, b run.  t=360 c and a win (as above): a is kept (same GPU, no restart), b is preempted with 360 s
     // done; c's first start is free.  t=700 a finishes: X for b, c is 1 each; b fills the free GPU and restarts
@@ -88,7 +89,8 @@ TEST_CASE("gavel rounds: a job kept across a boundary renews its lease, a resume
     CHECK(o.summary.restarts == 1);
 }
 
-TEST_CASE("gavel rounds: the run's placer places a gang on one node; compat places strided and moves leases", "[schedule][gavel]") {
+TEST_CASE("gavel rounds: the run's placer places a gang on one node; compat places strided and moves leases",
+          "[schedule][gavel]") {
     // Two nodes of 2 GPUs. a (1 GPU, 1000 s) at 0, b (2 GPUs, 100 s) at 100. X = 1 for each (room for both:
     // z <= x_a, z <= 2 x_b, x_a + 2 x_b <= 4, x <= 1 -> z* = 1; phase 2 max x_a + 2 x_b -> x_b = 1).
     //  default: a on node 0 (consolidated: lowest id); b arrives, fills at once: node 1 (one whole node),
@@ -118,7 +120,8 @@ TEST_CASE("gavel rounds: the run's placer places a gang on one node; compat plac
     }
 }
 
-TEST_CASE("gavel compat: a round ends when its longest micro-task ends; freed GPUs idle until then", "[schedule][gavel]") {
+TEST_CASE("gavel compat: a round ends when its longest micro-task ends; freed GPUs idle until then",
+          "[schedule][gavel]") {
     // One node of 2 GPUs. a (100 s) and b (200 s) at 0, c (50 s) at 10.
     //  compat: micro-tasks min(int(360), R): a 100, b 200: the round ends at 200, not 360. a's GPU idles
     //  100-200 and c waits for the round's end: 200-250.
@@ -161,7 +164,8 @@ TEST_CASE("gavel compat: a new job waits for the next allocation reset (1920 s g
     CHECK(finish_s(events, 1) == 120);
 }
 
-TEST_CASE("gavel rounds: work-conserving fill in the default mode; compat FIFO passes over x = 0", "[schedule][gavel]") {
+TEST_CASE("gavel rounds: work-conserving fill in the default mode; compat FIFO passes over x = 0",
+          "[schedule][gavel]") {
     // One node of 2 GPUs. a (1 GPU, 500 s) at 0, h (2 GPUs, 50 s) at 1, s (1 GPU, 10 s) at 2. FIFO's X: a = 1;
     // h does not fit next to a, and the strict walk stops there: h = s = 0 until a finishes.
     //  default: s (x = 0) fills the idle GPU at once: 2-12. h runs when a finishes: 500-550.
@@ -282,7 +286,8 @@ TEST_CASE("gavel rounds: the ftf, makespan and max-throughput objectives in the 
         // (unique). j1 (x = 0) waits although first in the trace; j2, j3 finish at 100; j1 100-200.
         const auto in = inputs_from_text(
             homogeneous_cluster_json(1, 2),
-            R"({"models": {"m1": {"throughput": {"g": 1}}, "m2": {"throughput": {"g": 2}}, "m3": {"throughput": {"g": 3}}}})",
+            R"({"models": {"m1": {"throughput": {"g": 1}}, "m2": {"throughput": {"g": 2}},
+                           "m3": {"throughput": {"g": 3}}}})",
             "job_id,submit_time,num_gpus,duration,model\nj1,0,1,100,m1\nj2,0,1,100,m2\nj3,0,1,100,m3\n");
         const auto o = run_with(in, "gavel-max-throughput", {});
         CHECK(start_s(o, 0) == 100);
