@@ -41,30 +41,39 @@ void RoundScheduler::setup(const ClusterView& view) {
     ready_ = true;
 }
 
-void RoundScheduler::grow(JobIdx j) {
-    if (j < accounted_.size()) return;
-    const std::size_t n = std::max<std::size_t>(j + 1, 2 * accounted_.size());
-    accounted_.resize(n, 0);
-    in_allocation_.resize(n, 0);
-    picked_.resize(n, 0);
-    skip_.resize(n, 0);
-    for (auto* v : {&throughput_, &x_, &received_, &deficit_}) v->resize(n * types_, 0.0);
+std::uint32_t RoundScheduler::take_slot(JobIdx j) {
+    if (j >= slot_of_.size()) slot_of_.resize(std::max<std::size_t>(j + 1, 2 * slot_of_.size()), kNoSlot);
+    std::uint32_t slot;
+    if (!free_slots_.empty()) {
+        slot = free_slots_.back();
+        free_slots_.pop_back();
+        picked_[slot] = skip_[slot] = 0;
+    } else {
+        slot = static_cast<std::uint32_t>(accounted_.size());
+        accounted_.push_back(0);
+        in_allocation_.push_back(0);
+        picked_.push_back(0);
+        skip_.push_back(0);
+        for (auto* v : {&throughput_, &x_, &received_, &deficit_}) v->resize(accounted_.size() * types_, 0.0);
+    }
+    slot_of_[j] = slot;
+    return slot;
 }
 
 void RoundScheduler::account(const ClusterView& view, JobIdx j) {
     const JobInfo& job = view.job(j);
-    const Time from = std::max(accounted_[j], job.stint_start);
+    const Time from = std::max(accounted_[slot_of_[j]], job.stint_start);
     const Time to = job.state == JobState::Finished ? std::min(job.finish, view.now()) : view.now();
     if (to > from) {
         const double seconds = to_seconds(to - from);
         received_[cell(j, job.gpu_type)] += seconds;
         shares_sum_[job.gpu_type] += seconds;
     }
-    accounted_[j] = view.now();
+    accounted_[slot_of_[j]] = view.now();
 }
 
 void RoundScheduler::add_job(const ClusterView& view, JobIdx j) {
-    grow(j);
+    take_slot(j);
     const JobInfo& job = view.job(j);
     active_.insert(std::lower_bound(active_.begin(), active_.end(), j), j);
     for (GpuTypeIdx t = 0; t < types_; ++t) {
@@ -75,8 +84,8 @@ void RoundScheduler::add_job(const ClusterView& view, JobIdx j) {
         deficit_[c] = 0;
         x_[c] = 0;
     }
-    in_allocation_[j] = 0;
-    accounted_[j] = view.now();
+    in_allocation_[slot_of_[j]] = 0;
+    accounted_[slot_of_[j]] = view.now();
     allocation_stale_ = true;
 }
 
@@ -84,7 +93,8 @@ void RoundScheduler::remove_job(JobIdx j) {
     const auto it = std::lower_bound(active_.begin(), active_.end(), j);
     if (it == active_.end() || *it != j) throw InternalError("round scheduler: a job finished that was not active");
     active_.erase(it);
-    in_allocation_[j] = 0;
+    free_slots_.push_back(slot_of_[j]);
+    slot_of_[j] = kNoSlot;
     allocation_stale_ = true;
 }
 
@@ -96,7 +106,7 @@ void RoundScheduler::reset(const ClusterView& view) {
     for (const JobIdx j : active_)
         for (GpuTypeIdx t = 0; t < types_; ++t) {
             const std::size_t c = cell(j, t);
-            const double should = in_allocation_[j] ? x_[c] * elapsed : 0.0;
+            const double should = in_allocation_[slot_of_[j]] ? x_[c] * elapsed : 0.0;
             deficit_[c] += should - (received_[c] - half_round_);
             received_[c] = half_round_;
             shares_sum_[t] += half_round_;
@@ -119,13 +129,13 @@ void RoundScheduler::reset(const ClusterView& view) {
         const JobIdx j = active_[i];
         // On a 1e-9 grid: equal shares stay equal (solver noise in the last bits must not break the ties).
         for (GpuTypeIdx t = 0; t < types_; ++t) x_[cell(j, t)] = std::round(x[i * types_ + t] * 1e9) / 1e9;
-        in_allocation_[j] = 1;
+        in_allocation_[slot_of_[j]] = 1;
     }
 }
 
 double RoundScheduler::priority(JobIdx j, GpuTypeIdx t) const {
     const std::size_t c = cell(j, t);
-    if (!in_allocation_[j] || !(x_[c] > 0) || !(throughput_[c] > 0)) return 0;
+    if (!in_allocation_[slot_of_[j]] || !(x_[c] > 0) || !(throughput_[c] > 0)) return 0;
     const double f = shares_sum_[t] > 0 ? received_[c] / shares_sum_[t] : 0.0;
     return f > 0 ? x_[c] / f : x_[c] * 1e9;
 }
@@ -145,8 +155,9 @@ void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
             const std::size_t c = cell(j, t);
             if (!(throughput_[c] > 0)) continue;
             const JobInfo& job = view.job(j);
-            if (waiting_only && (job.state != JobState::Queued || skip_[j] == call_stamp_)) continue;
-            entries_.push_back({priority(j, t), deficit_[c], in_allocation_[j] ? x_[c] : 0.0, job.submit, j});
+            if (waiting_only && (job.state != JobState::Queued || skip_[slot_of_[j]] == call_stamp_)) continue;
+            const double x = in_allocation_[slot_of_[j]] ? x_[c] : 0.0;
+            entries_.push_back({priority(j, t), deficit_[c], x, job.submit, j});
         }
         std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
             if (a.priority != b.priority) return a.priority > b.priority;
@@ -156,12 +167,12 @@ void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
         });
         for (const Entry& e : entries_) {
             if (capacity_[t] == 0) break;
-            if (picked_[e.job] == walk_stamp_) continue;  // one type per job
+            if (picked_[slot_of_[e.job]] == walk_stamp_) continue;  // one type per job
             if (skip_zero && !(e.priority > 0)) continue;
             const int g = view.job(e.job).num_gpus;
             if (g > capacity_[t]) continue;
             capacity_[t] -= g;
-            picked_[e.job] = walk_stamp_;
+            picked_[slot_of_[e.job]] = walk_stamp_;
             picks_.push_back({e.job, t, g});
         }
     }
@@ -170,10 +181,8 @@ void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
 void RoundScheduler::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
     if (!ready_) setup(view);
     ++call_stamp_;
-    for (const JobIdx j : changes.declined) {
-        grow(j);
-        skip_[j] = call_stamp_;  // not again at this instant
-    }
+    for (const JobIdx j : changes.declined)
+        if (j < slot_of_.size() && slot_of_[j] != kNoSlot) skip_[slot_of_[j]] = call_stamp_;  // not again now
     for (const JobIdx j : changes.finished) {
         account(view, j);
         remove_job(j);
@@ -255,7 +264,7 @@ void RoundScheduler::place_compat(const ClusterView& view) {
         // Then the lowest free GPUs in node order (Gavel's server walk never goes back, so this is the same).
         for (std::size_t k = begin; k < end; ++k) {
             Pick& p = picks_[pick_order_[k]];
-            if (p.placed || !in_allocation_[p.job]) continue;  // not in X: selected, never placed (Gavel)
+            if (p.placed || !in_allocation_[slot_of_[p.job]]) continue;  // not in X: never placed (Gavel)
             const std::vector<NodeIdx>& nodes = nodes_of_type_[p.type];
             std::size_t& cursor = node_cursor_[p.type];
             p.nodes_begin = static_cast<std::uint32_t>(nodes_.size());

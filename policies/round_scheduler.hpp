@@ -93,7 +93,8 @@ private:
     };
 
     void setup(const ClusterView& view);
-    void grow(JobIdx j);
+    /// Gives job j a slot in the per-job tables (reusing a finished job's): memory follows the active jobs.
+    std::uint32_t take_slot(JobIdx j);
     /// Adds the time since it was last accounted to the type job j runs (ran) on.
     void account(const ClusterView& view, JobIdx j);
     void add_job(const ClusterView& view, JobIdx j);
@@ -108,7 +109,7 @@ private:
     void decide_compat(const ClusterView& view, Decisions& out);
     /// Compat: explicit placements for the picks, by decreasing gang (leases first, then lowest free GPUs).
     void place_compat(const ClusterView& view);
-    std::size_t cell(JobIdx j, GpuTypeIdx t) const { return static_cast<std::size_t>(j) * types_ + t; }
+    std::size_t cell(JobIdx j, GpuTypeIdx t) const { return static_cast<std::size_t>(slot_of_[j]) * types_ + t; }
 
     RoundOptions options_;
     Time round_, reset_interval_;
@@ -121,7 +122,10 @@ private:
 
     // The active jobs (arrived, not finished), ascending: the allocation input's order.
     std::vector<JobIdx> active_;
-    // Per job (index JobIdx), per job and type (cell()).
+    // Per active job, by its slot (slot_of_[JobIdx]), and per slot and type (cell()).
+    static constexpr std::uint32_t kNoSlot = UINT32_MAX;
+    std::vector<std::uint32_t> slot_of_;
+    std::vector<std::uint32_t> free_slots_;
     std::vector<double> throughput_, x_, received_, deficit_;
     std::vector<char> in_allocation_;
     std::vector<Time> accounted_;
