@@ -65,6 +65,18 @@ TEST_CASE("gavel rounds: priorities x/f decide who runs in each round (3 jobs, 2
             CHECK(o.jobs[j].migrations == 0);
         }
     }
+    // The mechanism's own count: full rounds at 0, 360, 720, 1080, 1440; leases renewed for a (360), c (720),
+    // b (1080), c (1440); X recomputed at the arrivals (0) and the completions at 1360 (none left at 1640);
+    // one fill (c at 1360).
+    EngineFixture f(1, 2, kThreeLong);
+    auto policy = las_rounds(false);
+    Simulator sim(f.in.cluster, f.rates, f.jobs, *policy, f.placer, {});
+    sim.run();
+    CHECK(sim.jobs()[2].finish == s(1640));
+    CHECK(policy->stats().rounds == 5);
+    CHECK(policy->stats().lease_renewals == 4);
+    CHECK(policy->stats().resets == 2);
+    CHECK(policy->stats().fills == 1);
 }
 
 TEST_CASE("gavel rounds: a job kept across a boundary renews its lease, a resumed one pays the restart",
