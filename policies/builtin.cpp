@@ -382,6 +382,34 @@ ParamSpec reference_type_param() {
             {}};
 }
 
+/// How the FIFO allocations pick a type (policies/fifo_allocation.hpp).
+ParamSpec fifo_pick_param() {
+    return {"type_pick", ParamType::Choice, "auto",
+            "intended: fifo-het the fastest type with room, gavel-fifo a uniform draw (ties in cluster order); "
+            "gavel-code: as Gavel's fifo.py runs (types by name; gavel-fifo then puts nearly every job on the last "
+            "name, e.g. v100); auto: gavel-code with gavel_compat, else intended",
+            {"auto", "intended", "gavel-code"}};
+}
+
+/// Gavel's FIFO allocation, perf (fifo_perf) or agnostic (fifo).
+std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext&, bool)> fifo_source(bool perf) {
+    return [perf](const Params& p, const MakeContext& context, bool compat) {
+        const std::string pick = p.get("type_pick");
+        const bool code = pick == "gavel-code" || (pick == "auto" && compat);
+        std::vector<std::uint32_t> order;
+        if (context.cluster != nullptr) {
+            for (std::uint32_t t = 0; t < context.cluster->gpu_types.size(); ++t) order.push_back(t);
+            if (code)  // Gavel lists its worker types sorted by name
+                std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+                    return lower_ascii(context.cluster->gpu_types[a].name) <
+                           lower_ascii(context.cluster->gpu_types[b].name);
+                });
+        }
+        return std::make_unique<FifoAllocation>(perf, code ? FifoPick::GavelCode : FifoPick::Intended,
+                                                std::move(order), context.seed);
+    };
+}
+
 /// The Gavel family (POLICIES.md §8, names per §16.1).
 void register_gavel_policies(PolicyRegistry& r) {
     const auto aware = ThroughputView::Aware;
@@ -434,15 +462,11 @@ void register_gavel_policies(PolicyRegistry& r) {
     r.add(round_entry("fifo-het",
                       "Gavel's fifo_perf: arrival order, each job x = 1 on the fastest type with room (strict), "
                       "realised in rounds",
-                      {}, true, true, [](const Params&, const MakeContext&, bool) {
-                          return std::make_unique<FifoAllocation>(true, 0);
-                      }));
+                      {fifo_pick_param()}, true, true, fifo_source(true)));
     r.add(round_entry("gavel-fifo",
                       "Gavel's fifo: arrival order, each job x = 1 on a seeded random type with room (strict), kept "
                       "until it finishes; shuffled type order",
-                      {}, false, true, [](const Params&, const MakeContext& context, bool) {
-                          return std::make_unique<FifoAllocation>(false, context.seed);
-                      }));
+                      {fifo_pick_param()}, false, true, fifo_source(false)));
 }
 
 }  // namespace

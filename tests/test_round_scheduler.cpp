@@ -228,7 +228,7 @@ TEST_CASE("FIFO allocation: arrival order, strict, agnostic choices kept", "[uni
     in.jobs = {{0, 1, 1, 10, 0}, {1, 2, 1, 10, 0}, {2, 1, 1, 10, 0}};
     in.throughputs = {1, 2, 1, 2, 1, 2};
     const std::vector<Time> submit = {s(5), s(1), s(7)};
-    FifoAllocation perf(true, 0);
+    FifoAllocation perf(true, FifoPick::Intended, {}, 0);
     // Job 1 (2 GPUs) first: only type 0 has room for 2. Job 0: type 1 (faster, room 1). Job 2: nothing left.
     const auto x = perf.allocate(in, submit);
     CHECK(std::vector<double>(x.begin(), x.end()) == std::vector<double>{0, 1, 1, 0, 0, 0});
@@ -239,7 +239,7 @@ TEST_CASE("FIFO allocation: arrival order, strict, agnostic choices kept", "[uni
     in.jobs[1].gang = 2;
     // Agnostic: here every choice is forced (job 1 fits only type 0, then job 0 only type 1); the jobs keep
     // their types when job 2 asks again after capacity grew.
-    FifoAllocation random(false, 42);
+    FifoAllocation random(false, FifoPick::Intended, {}, 42);
     const auto first = random.allocate(in, submit);
     CHECK(std::vector<double>(first.begin(), first.end()) == std::vector<double>{0, 1, 1, 0, 0, 0});
     in.capacities = {4, 4};
@@ -261,7 +261,7 @@ TEST_CASE("FIFO allocation (agnostic): a seeded uniform draw among the types wit
         submit.push_back(s(k));
     }
     auto draws = [&](std::uint64_t seed) {
-        FifoAllocation fifo(false, seed);
+        FifoAllocation fifo(false, FifoPick::Intended, {}, seed);
         const auto x = fifo.allocate(in, submit);
         return std::vector<double>(x.begin(), x.end());
     };
@@ -278,6 +278,35 @@ TEST_CASE("FIFO allocation (agnostic): a seeded uniform draw among the types wit
     bool differs = false;
     for (std::uint64_t seed = 2; seed < 10 && !differs; ++seed) differs = draws(seed) != a;
     CHECK(differs);
+}
+
+TEST_CASE("FIFO allocation as Gavel's code runs it: the last listed type, overcommitted; finished types handed over",
+          "[unit][gavel]") {
+    // Types listed 0, 1 (1 is "v100", last by name); capacities 4 and 3; every throughput 1.
+    // k0 (4 GPUs) fits only type 0, yet gets type 1 (the filter loop's last variable): 3 - 4 = -1 left. k1, k2
+    // (1 GPU) fit only type 0 now, and get type 1 too (-2, -3). Type 0 stays empty.
+    AllocationInput in;
+    in.capacities = {4, 3};
+    in.jobs = {{0, 4, 1, 10, 0}, {1, 1, 1, 10, 0}, {2, 1, 1, 10, 0}};
+    in.throughputs = std::vector<double>(6, 1.0);
+    FifoAllocation code(false, FifoPick::GavelCode, {0, 1}, 7);
+    const auto x = code.allocate(in, std::vector<Time>{s(0), s(1), s(2)});
+    CHECK(std::vector<double>(x.begin(), x.end()) == std::vector<double>{0, 1, 0, 1, 0, 1});
+    // k0 finishes and k3 arrives: k0's type goes to the head of the queue (k3) if it fits in what the jobs
+    // listed before k0 left (all 3 GPUs): k3 on type 1; k1, k2 keep theirs.
+    in.jobs = {{1, 1, 1, 10, 0}, {2, 1, 1, 10, 0}, {3, 1, 1, 10, 0}};
+    const auto next = code.allocate(in, std::vector<Time>{s(1), s(2), s(3)});
+    CHECK(std::vector<double>(next.begin(), next.end()) == std::vector<double>{0, 1, 0, 1, 0, 1});
+    // fifo_perf's ties go to the first listed type: listed 1, 0 (by name) -> type 1; intended: cluster order.
+    AllocationInput tie;
+    tie.capacities = {1, 1};
+    tie.jobs = {{0, 1, 1, 10, 0}};
+    tie.throughputs = {2, 2};
+    FifoAllocation by_name(true, FifoPick::GavelCode, {1, 0}, 0), intended(true, FifoPick::Intended, {}, 0);
+    const auto a = by_name.allocate(tie, std::vector<Time>{0});
+    CHECK(std::vector<double>(a.begin(), a.end()) == std::vector<double>{0, 1});
+    const auto b = intended.allocate(tie, std::vector<Time>{0});
+    CHECK(std::vector<double>(b.begin(), b.end()) == std::vector<double>{1, 0});
 }
 
 TEST_CASE("gavel policies: bad parameters name the policy and the parameter", "[bad-input][gavel]") {
