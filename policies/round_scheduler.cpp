@@ -235,9 +235,9 @@ void RoundScheduler::place_compat(const ClusterView& view) {
     // Gavel assigns type by type, larger gangs first (stable: walk order within a gang size).
     pick_order_.resize(picks_.size());
     for (std::uint32_t i = 0; i < picks_.size(); ++i) pick_order_[i] = i;
-    std::stable_sort(pick_order_.begin(), pick_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    std::sort(pick_order_.begin(), pick_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
         if (picks_[a].type != picks_[b].type) return picks_[a].type < picks_[b].type;
-        return picks_[a].gpus > picks_[b].gpus;
+        return picks_[a].gpus != picks_[b].gpus ? picks_[a].gpus > picks_[b].gpus : a < b;
     });
     for (std::size_t begin = 0; begin < pick_order_.size();) {
         std::size_t end = begin;
