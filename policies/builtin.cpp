@@ -319,8 +319,9 @@ std::vector<ParamSpec> round_params() {
              "it, X is recomputed only at a round start after reset_interval, leases and strided placement",
              {}},
             {"reset_interval", ParamType::Double, "1920",
-             "gavel_compat: minimum seconds between allocation recomputations (Gavel's "
-             "minimum_time_between_allocation_resets)",
+             "seconds between resets of the time shares behind the priorities (Gavel's "
+             "minimum_time_between_allocation_resets); with gavel_compat also the minimum time between allocation "
+             "recomputations",
              {}}};
 }
 

@@ -54,7 +54,7 @@ std::uint32_t RoundScheduler::take_slot(JobIdx j) {
         in_allocation_.push_back(0);
         picked_.push_back(0);
         skip_.push_back(0);
-        for (auto* v : {&throughput_, &x_, &received_, &deficit_}) v->resize(accounted_.size() * types_, 0.0);
+        for (auto* v : {&throughput_, &x_, &received_, &deficit_, &entitled_}) v->resize(accounted_.size() * types_, 0.0);
     }
     slot_of_[j] = slot;
     return slot;
@@ -82,6 +82,7 @@ void RoundScheduler::add_job(const ClusterView& view, JobIdx j) {
         throughput_[c] = can_run ? view.rates().rate(job.model, t, job.num_gpus) : 0.0;
         received_[c] = half_round_;  // Gavel's add_job: seeded, but not added to the type's sum
         deficit_[c] = 0;
+        entitled_[c] = 0;
         x_[c] = 0;
     }
     in_allocation_[slot_of_[j]] = 0;
@@ -98,23 +99,35 @@ void RoundScheduler::remove_job(JobIdx j) {
     allocation_stale_ = true;
 }
 
-void RoundScheduler::reset(const ClusterView& view) {
-    const Time now = view.now();
-    // Gavel's _reset_time_run_so_far: the deficit against the allocation that held since the last reset.
-    const double elapsed = to_seconds(now - last_reset_);
+void RoundScheduler::entitle(Time now) {
+    const double elapsed = to_seconds(now - entitled_since_);
+    if (elapsed > 0)
+        for (const JobIdx j : active_)
+            if (in_allocation_[slot_of_[j]])
+                for (GpuTypeIdx t = 0; t < types_; ++t) entitled_[cell(j, t)] += x_[cell(j, t)] * elapsed;
+    entitled_since_ = now;
+}
+
+void RoundScheduler::reset_shares(Time now) {
+    // Gavel's _reset_time_run_so_far: the deficit against the allocation(s) that held since the last reset.
+    entitle(now);
     std::fill(shares_sum_.begin(), shares_sum_.end(), 0.0);
     for (const JobIdx j : active_)
         for (GpuTypeIdx t = 0; t < types_; ++t) {
             const std::size_t c = cell(j, t);
-            const double should = in_allocation_[slot_of_[j]] ? x_[c] * elapsed : 0.0;
-            deficit_[c] += should - (received_[c] - half_round_);
+            deficit_[c] += entitled_[c] - (received_[c] - half_round_);
+            entitled_[c] = 0;
             received_[c] = half_round_;
             shares_sum_[t] += half_round_;
         }
     last_reset_ = now;
-    allocation_stale_ = false;
+    shares_reset_ = true;
     ++stats_.resets;
+}
 
+void RoundScheduler::recompute_allocation(const ClusterView& view) {
+    const Time now = view.now();
+    entitle(now);
     input_.clear_jobs();
     submit_.clear();
     for (const JobIdx j : active_) {
@@ -131,6 +144,8 @@ void RoundScheduler::reset(const ClusterView& view) {
         for (GpuTypeIdx t = 0; t < types_; ++t) x_[cell(j, t)] = std::round(x[i * types_ + t] * 1e9) / 1e9;
         in_allocation_[slot_of_[j]] = 1;
     }
+    allocation_stale_ = false;
+    ++stats_.allocations;
 }
 
 double RoundScheduler::priority(JobIdx j, GpuTypeIdx t) const {
@@ -202,8 +217,9 @@ void RoundScheduler::decide_default(const ClusterView& view, const Changes& chan
         round_end_ = kNever;
         return;
     }
-    if (allocation_stale_) reset(view);
+    if (allocation_stale_) recompute_allocation(view);
     const bool boundary = round_end_ == kNever || (changes.timer && now >= round_end_);
+    if (boundary && (!shares_reset_ || now - last_reset_ >= reset_interval_)) reset_shares(now);
     if (boundary) {
         walk(view, false);
         ++stats_.rounds;
@@ -306,7 +322,10 @@ void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
     }
     round_end_ = kNever;
     if (active_.empty()) return;
-    if (allocation_stale_ && (last_reset_ == 0 || now - last_reset_ >= reset_interval_)) reset(view);
+    if (allocation_stale_ && (last_reset_ == 0 || now - last_reset_ >= reset_interval_)) {
+        reset_shares(now);
+        recompute_allocation(view);
+    }
     walk(view, false);
     ++stats_.rounds;
     place_compat(view);

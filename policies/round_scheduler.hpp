@@ -7,7 +7,8 @@
 // Priorities. For each type t, f_{m,t} = time m ran on t since the last reset ÷ that time summed over the
 // jobs (wall seconds, not GPU-seconds, as Gavel). At a reset every active job's time is seeded with τ/2
 // (a job arriving between resets too, but without adding to the sum: Gavel's add_job), and the deficit
-// x_{m,t}·(time since the last reset) − (time received) accumulates. p_{m,t} = x/f; x·1e9 when the sum is 0;
+// ∫x_{m,t}dt since the last reset (over every X that held) − time received accumulates. p_{m,t} = x/f;
+// x·1e9 when the sum is 0;
 // 0 when x = 0, T = 0 or m is not in the current allocation. X is kept on a 1e-9 grid, so that solver
 // noise does not decide between equal shares.
 // Walk. Per type, jobs by (p, deficit, x) descending, ties by arrival then trace order (Gavel's stable sort
@@ -17,8 +18,10 @@
 // runs on at most one type; it is passed over where g_m exceeds what is left of the type or T = 0.
 //
 // Two mechanisms (`gavel_compat`):
-//  - Default (event-driven): X is recomputed (warm) at every arrival and completion, and the time shares
-//    reset with it. Every `round` seconds (from the first arrival while jobs are active) a full walk over
+//  - Default (event-driven): X is recomputed (warm) at every arrival and completion, so a new job has its
+//    share at once; the time shares are reset at the first round boundary at least reset_interval after
+//    the last reset (so that x/f measures over a window of rounds, as in Gavel, however often X changes).
+//    Every `round` seconds (from the first arrival while jobs are active) a full walk over
 //    all GPUs reassigns: running jobs not selected are preempted, the selected ones keep their GPUs when
 //    they stay on their type (a renewed lease: no restart), the others start through the run's placer.
 //    At other events the free GPUs are filled by the same walk over the waiting jobs, nobody preempted.
@@ -67,7 +70,8 @@ struct RoundOptions {
 struct RoundStats {
     std::uint64_t rounds = 0;          ///< full walks (round boundaries)
     std::uint64_t fills = 0;           ///< default mode: walks over the free GPUs between boundaries
-    std::uint64_t resets = 0;          ///< X recomputed (and the time shares reset)
+    std::uint64_t allocations = 0;     ///< X computed
+    std::uint64_t resets = 0;          ///< time shares reset (deficits settled)
     std::uint64_t lease_renewals = 0;  ///< jobs selected again at a boundary that kept their GPUs
     std::uint64_t unplaced = 0;        ///< compat: selections of jobs not in X (their GPUs idle the round)
 };
@@ -99,8 +103,12 @@ private:
     void account(const ClusterView& view, JobIdx j);
     void add_job(const ClusterView& view, JobIdx j);
     void remove_job(JobIdx j);
-    /// Deficits brought up to date and the time shares reseeded; then X for the active jobs.
-    void reset(const ClusterView& view);
+    /// Adds x·(time since the last call) to every active job's entitlement (the X that held until now).
+    void entitle(Time now);
+    /// Deficits settled (entitlement − time received) and the time shares reseeded with τ/2.
+    void reset_shares(Time now);
+    /// X for the active jobs from the allocation source.
+    void recompute_allocation(const ClusterView& view);
     double priority(JobIdx j, GpuTypeIdx t) const;
     /// The walk: fills picks_ with the selected jobs, in walk order. `waiting_only`: running jobs are
     /// left out and only the free GPUs count (the default mode's fill).
@@ -127,6 +135,7 @@ private:
     std::vector<std::uint32_t> slot_of_;
     std::vector<std::uint32_t> free_slots_;
     std::vector<double> throughput_, x_, received_, deficit_;
+    std::vector<double> entitled_;  // Σ x·time over the allocations since the last reset (a deficit's first term)
     std::vector<char> in_allocation_;
     std::vector<Time> accounted_;
     std::vector<std::uint32_t> picked_;  // the walk number that selected the job
@@ -138,8 +147,10 @@ private:
     std::vector<GpuTypeIdx> type_order_;
     std::vector<std::vector<NodeIdx>> nodes_of_type_;
 
-    bool allocation_stale_ = true;  // a job arrived or finished since the last reset
+    bool allocation_stale_ = true;  // a job arrived or finished since X was computed
+    bool shares_reset_ = false;     // the time shares were reset at least once
     Time last_reset_ = 0;
+    Time entitled_since_ = 0;
     Time round_end_ = kNever;  // default: the next boundary; compat: when the current round ends
 
     AllocationInput input_;

@@ -66,8 +66,8 @@ TEST_CASE("gavel rounds: priorities x/f decide who runs in each round (3 jobs, 2
         }
     }
     // The mechanism's own count: full rounds at 0, 360, 720, 1080, 1440; leases renewed for a (360), c (720),
-    // b (1080), c (1440); X recomputed at the arrivals (0) and the completions at 1360 (none left at 1640);
-    // one fill (c at 1360).
+    // b (1080), c (1440); X computed at the arrivals (0) and the completions at 1360 (none left at 1640);
+    // the time shares reset at 0 only (the next boundary 1920 s later never comes); one fill (c at 1360).
     EngineFixture f(1, 2, kThreeLong);
     auto policy = las_rounds(false);
     Simulator sim(f.in.cluster, f.rates, f.jobs, *policy, f.placer, {});
@@ -75,7 +75,8 @@ TEST_CASE("gavel rounds: priorities x/f decide who runs in each round (3 jobs, 2
     CHECK(sim.jobs()[2].finish == s(1640));
     CHECK(policy->stats().rounds == 5);
     CHECK(policy->stats().lease_renewals == 4);
-    CHECK(policy->stats().resets == 2);
+    CHECK(policy->stats().allocations == 2);
+    CHECK(policy->stats().resets == 1);
     CHECK(policy->stats().fills == 1);
 }
 
@@ -169,6 +170,7 @@ TEST_CASE("gavel compat: a new job waits for the next allocation reset (1920 s g
         CHECK(policy->stats().unplaced == 5);
         // Resets at 10, 2170 and 4330 (the first round end >= 2170 + 1920 after b finished).
         CHECK(policy->stats().resets == 3);
+        CHECK(policy->stats().allocations == 3);
     }
     const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile, trace);
     const auto events = run_with(in, "gavel-las", {});
