@@ -54,7 +54,8 @@ std::uint32_t RoundScheduler::take_slot(JobIdx j) {
         in_allocation_.push_back(0);
         picked_.push_back(0);
         skip_.push_back(0);
-        for (auto* v : {&throughput_, &x_, &received_, &deficit_, &entitled_}) v->resize(accounted_.size() * types_, 0.0);
+        for (auto* v : {&throughput_, &x_, &received_, &deficit_, &entitled_})
+            v->resize(accounted_.size() * types_, 0.0);
     }
     slot_of_[j] = slot;
     return slot;
