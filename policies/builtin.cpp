@@ -309,7 +309,6 @@ RegistryEntry<Policy> las_entry(std::string name, std::string description, const
             }};
 }
 
-
 /// The round mechanism's parameters (policies/round_scheduler.hpp), shared by the Gavel family.
 std::vector<ParamSpec> round_params() {
     return {{"round", ParamType::Double, "360",
