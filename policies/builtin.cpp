@@ -3,10 +3,12 @@
 #include "policies/consolidated_placer.hpp"
 #include "policies/drf.hpp"
 #include "policies/fifo.hpp"
+#include "policies/fifo_allocation.hpp"
 #include "policies/las.hpp"
 #include "policies/qssf.hpp"
 #include "policies/random_placer.hpp"
 #include "policies/registry.hpp"
+#include "policies/round_scheduler.hpp"
 #include "policies/sjf.hpp"
 #include "policies/spread_placer.hpp"
 #include "policies/srtf.hpp"
@@ -20,6 +22,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -306,6 +309,166 @@ RegistryEntry<Policy> las_entry(std::string name, std::string description, const
             }};
 }
 
+/// The round mechanism's parameters (policies/round_scheduler.hpp), shared by the Gavel family.
+std::vector<ParamSpec> round_params() {
+    return {{"round", ParamType::Double, "360",
+             "seconds per round: full reassignment every round (default), Gavel's round length (compat)", {}},
+            {"gavel_compat", ParamType::Bool, "false",
+             "Gavel's simulator's rounds: a round ends with its longest micro-task, arrivals and freed GPUs wait for "
+             "it, X is recomputed only at a round start after reset_interval, leases and strided placement",
+             {}},
+            {"reset_interval", ParamType::Double, "1920",
+             "seconds between resets of the time shares behind the priorities (Gavel's "
+             "minimum_time_between_allocation_resets); with gavel_compat also the minimum time between allocation "
+             "recomputations",
+             {}}};
+}
+
+/// A Gavel policy on the round mechanism: its entry name, the allocation source it builds, whether its
+/// type order is fixed (heterogeneity-aware) and whether it is FIFO-named (passes over priority 0 in compat).
+RegistryEntry<Policy> round_entry(
+    std::string name, std::string description, std::vector<ParamSpec> extra, bool aware, bool fifo,
+    std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext&, bool compat)> source) {
+    std::vector<ParamSpec> params = round_params();
+    for (ParamSpec& s : extra) params.push_back(std::move(s));
+    return {name, std::move(description), std::move(params),
+            [name, aware, fifo, source](const Params& p, const MakeContext& context) {
+                const std::string owner = "policy " + name;
+                RoundOptions o;
+                o.round_s = number_in(p, owner, "round", 1e-3, 1e9, "seconds in [0.001, 1e9]");
+                o.gavel_compat = p.get_bool("gavel_compat");
+                o.reset_interval_s = number_in(p, owner, "reset_interval", 0, 1e9, "seconds in [0, 1e9]");
+                o.type_aware = aware;
+                o.fifo = fifo;
+                o.seed = context.seed;
+                return std::make_unique<RoundScheduler>(o, source(p, context, o.gavel_compat));
+            }};
+}
+
+/// An LP source with the given objective and view; `tune` sets the objective's own options.
+std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext&, bool)> lp_source(
+    AllocationObjective objective, ThroughputView view,
+    std::function<void(AllocationOptions&, const Params&, const MakeContext&, bool compat)> tune = {}) {
+    return [objective, view, tune](const Params& p, const MakeContext& context, bool compat) {
+        AllocationOptions o;
+        o.objective = objective;
+        o.view = view;
+        if (tune) tune(o, p, context, compat);
+        return std::make_unique<LpAllocationSource>(o);
+    };
+}
+
+/// `reference_type` of an agnostic policy: a type of the run's cluster ("" = its reference type).
+std::size_t reference_type_of(const Params& p, const MakeContext& context, const std::string& owner) {
+    const std::string name = p.get("reference_type");
+    if (context.cluster == nullptr) {
+        if (!name.empty()) throw InternalError(owner + ": made without the run's cluster");
+        return 0;
+    }
+    if (name.empty()) return context.cluster->reference_gpu_type;
+    const auto t = context.cluster->find_gpu_type(name);
+    if (!t) {
+        std::string names;
+        for (const GpuType& g : context.cluster->gpu_types) names += (names.empty() ? "" : ", ") + g.name;
+        throw InputError(fmt::format("{}: parameter reference_type: expected a GPU type of the cluster ({}), got '{}'",
+                                     owner, names, name));
+    }
+    return *t;
+}
+
+ParamSpec reference_type_param() {
+    return {"reference_type", ParamType::Text, "",
+            "the GPU type whose throughput stands for every type (Gavel: v100); empty = the cluster's reference type",
+            {}};
+}
+
+/// How the FIFO allocations pick a type (policies/fifo_allocation.hpp).
+ParamSpec fifo_pick_param() {
+    return {"type_pick", ParamType::Choice, "auto",
+            "intended: fifo-het the fastest type with room, gavel-fifo a uniform draw (ties in cluster order); "
+            "gavel-code: as Gavel's fifo.py runs (types by name; gavel-fifo then puts nearly every job on the last "
+            "name, e.g. v100); auto: gavel-code with gavel_compat, else intended",
+            {"auto", "intended", "gavel-code"}};
+}
+
+/// Gavel's FIFO allocation, perf (fifo_perf) or agnostic (fifo).
+std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext&, bool)> fifo_source(bool perf) {
+    return [perf](const Params& p, const MakeContext& context, bool compat) {
+        const std::string pick = p.get("type_pick");
+        const bool code = pick == "gavel-code" || (pick == "auto" && compat);
+        std::vector<std::uint32_t> order;
+        if (context.cluster != nullptr) {
+            for (std::uint32_t t = 0; t < context.cluster->gpu_types.size(); ++t) order.push_back(t);
+            if (code)  // Gavel lists its worker types sorted by name
+                std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+                    return lower_ascii(context.cluster->gpu_types[a].name) <
+                           lower_ascii(context.cluster->gpu_types[b].name);
+                });
+        }
+        return std::make_unique<FifoAllocation>(perf, code ? FifoPick::GavelCode : FifoPick::Intended,
+                                                std::move(order), context.seed);
+    };
+}
+
+/// The Gavel family (POLICIES.md §8, names per §16.1).
+void register_gavel_policies(PolicyRegistry& r) {
+    const auto aware = ThroughputView::Aware;
+    const auto agnostic = ThroughputView::Agnostic;
+    r.add(round_entry("gavel-las",
+                      "Gavel's max_min_fairness_perf (LAS): max-min of throughput normalised by T^prop, GLPK, "
+                      "realised in rounds",
+                      {}, true, false, lp_source(AllocationObjective::MaxMinFairness, aware)));
+    r.add(round_entry("gavel-las-agnostic",
+                      "Gavel's max_min_fairness: max-min of GPU-time shares (every throughput 1), realised in rounds "
+                      "with a shuffled type order",
+                      {}, false, false, lp_source(AllocationObjective::MaxMinFairness, agnostic)));
+    r.add(round_entry("gavel-ftf",
+                      "Gavel's finish_time_fairness_perf (Themis's rho): min max rho by bisection over GLPK LPs, "
+                      "realised in rounds",
+                      {}, true, false, lp_source(AllocationObjective::FinishTimeFairness, aware)));
+    r.add(round_entry(
+        "gavel-ftf-agnostic",
+        "Gavel's finish_time_fairness: the ftf program on the reference type's throughput everywhere, shuffled "
+        "type order",
+        {reference_type_param()}, false, false,
+        lp_source(AllocationObjective::FinishTimeFairness, agnostic,
+                  [](AllocationOptions& o, const Params& p, const MakeContext& context, bool) {
+                      o.reference_type = reference_type_of(p, context, "policy gavel-ftf-agnostic");
+                  })));
+    r.add(round_entry("gavel-makespan",
+                      "Gavel's min_total_duration_perf: minimum makespan (exact LP; Gavel's bisection with "
+                      "makespan_bisection or gavel_compat), realised in rounds",
+                      {{"makespan_bisection", ParamType::Bool, "false",
+                        "Gavel's bisection on the makespan over [100, 1e6] s with factor 1.05 (up to 5 % above the "
+                        "optimum); always on with gavel_compat",
+                        {}}},
+                      true, false,
+                      lp_source(AllocationObjective::Makespan, aware,
+                                [](AllocationOptions& o, const Params& p, const MakeContext&, bool compat) {
+                                    o.gavel_makespan_bisection = compat || p.get_bool("makespan_bisection");
+                                })));
+    r.add(round_entry("gavel-max-throughput",
+                      "Gavel's max_sum_throughput_perf: maximum sum of throughputs (raw steps/s as Gavel, or "
+                      "normalised), realised in rounds",
+                      {{"normalize", ParamType::Choice, "none",
+                        "none: raw iterations/s summed across models (Gavel); by_tprop: each job's divided by its "
+                        "T^prop",
+                        {"none", "by_tprop"}}},
+                      true, false,
+                      lp_source(AllocationObjective::MaxThroughput, aware,
+                                [](AllocationOptions& o, const Params& p, const MakeContext&, bool) {
+                                    o.normalize_throughput_sum = p.get("normalize") == "by_tprop";
+                                })));
+    r.add(round_entry("fifo-het",
+                      "Gavel's fifo_perf: arrival order, each job x = 1 on the fastest type with room (strict), "
+                      "realised in rounds",
+                      {fifo_pick_param()}, true, true, fifo_source(true)));
+    r.add(round_entry("gavel-fifo",
+                      "Gavel's fifo: arrival order, each job x = 1 on a seeded random type with room (strict), kept "
+                      "until it finishes; shuffled type order",
+                      {fifo_pick_param()}, false, true, fifo_source(false)));
+}
+
 }  // namespace
 
 void register_builtin_policies(PolicyRegistry& r) {
@@ -417,6 +580,7 @@ void register_builtin_policies(PolicyRegistry& r) {
                          "reclaim on demand (HiveD); strict FIFO inside a VC",
                          false));
     r.add(vc_quota_entry("helios-vc", "Helios's VCs preset: vc-quota mode=hard (a VC never exceeds its quota)", true));
+    register_gavel_policies(r);
 }
 
 void register_builtin_placers(PlacerRegistry& r) {

@@ -1,0 +1,360 @@
+#include "policies/round_scheduler.hpp"
+
+#include "models/base/input_error.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dlsim {
+
+namespace {
+
+/// Compat: a micro-task due at a round's end may complete a few µs after it (the engine rounds its own
+/// finish time); the round waits for it instead of starting without it.
+constexpr Time kRoundSlack = 1000;
+
+}  // namespace
+
+RoundScheduler::RoundScheduler(RoundOptions options, std::unique_ptr<AllocationSource> source)
+    : options_(options),
+      round_(to_time(options.round_s)),
+      reset_interval_(to_time(options.reset_interval_s)),
+      half_round_(options.round_s / 2),
+      source_(std::move(source)),
+      rng_(options.seed, "gavel-type-order") {
+    if (round_ <= 0) throw InternalError("round scheduler: the round must be positive");
+}
+
+void RoundScheduler::setup(const ClusterView& view) {
+    const Cluster& c = view.cluster();
+    types_ = c.gpu_types.size();
+    shares_sum_.assign(types_, 0.0);
+    capacity_.assign(types_, 0);
+    node_cursor_.assign(types_, 0);
+    type_order_.resize(types_);
+    for (GpuTypeIdx t = 0; t < types_; ++t) type_order_[t] = t;
+    nodes_of_type_.assign(types_, {});
+    for (NodeIdx n = 0; n < c.nodes.size(); ++n) nodes_of_type_[c.nodes[n].gpu_type].push_back(n);
+    plan_free_.assign(c.nodes.size(), 0);
+    input_.capacities.resize(types_);
+    for (GpuTypeIdx t = 0; t < types_; ++t) input_.capacities[t] = c.gpus_of_type(t);
+    ready_ = true;
+}
+
+std::uint32_t RoundScheduler::take_slot(JobIdx j) {
+    if (j >= slot_of_.size()) slot_of_.resize(std::max<std::size_t>(j + 1, 2 * slot_of_.size()), kNoSlot);
+    std::uint32_t slot;
+    if (!free_slots_.empty()) {
+        slot = free_slots_.back();
+        free_slots_.pop_back();
+        picked_[slot] = skip_[slot] = 0;
+    } else {
+        slot = static_cast<std::uint32_t>(accounted_.size());
+        accounted_.push_back(0);
+        in_allocation_.push_back(0);
+        picked_.push_back(0);
+        skip_.push_back(0);
+        for (auto* v : {&throughput_, &x_, &received_, &deficit_, &entitled_})
+            v->resize(accounted_.size() * types_, 0.0);
+    }
+    slot_of_[j] = slot;
+    return slot;
+}
+
+void RoundScheduler::account(const ClusterView& view, JobIdx j) {
+    const JobInfo& job = view.job(j);
+    const Time from = std::max(accounted_[slot_of_[j]], job.stint_start);
+    const Time to = job.state == JobState::Finished ? std::min(job.finish, view.now()) : view.now();
+    if (to > from) {
+        const double seconds = to_seconds(to - from);
+        received_[cell(j, job.gpu_type)] += seconds;
+        shares_sum_[job.gpu_type] += seconds;
+    }
+    accounted_[slot_of_[j]] = view.now();
+}
+
+void RoundScheduler::add_job(const ClusterView& view, JobIdx j) {
+    take_slot(j);
+    const JobInfo& job = view.job(j);
+    active_.insert(std::lower_bound(active_.begin(), active_.end(), j), j);
+    for (GpuTypeIdx t = 0; t < types_; ++t) {
+        const std::size_t c = cell(j, t);
+        const bool can_run = (job.runnable >> t & 1U) != 0 && view.cluster().gpus_of_type(t) >= job.num_gpus;
+        throughput_[c] = can_run ? view.rates().rate(job.model, t, job.num_gpus) : 0.0;
+        received_[c] = half_round_;  // Gavel's add_job: seeded, but not added to the type's sum
+        deficit_[c] = 0;
+        entitled_[c] = 0;
+        x_[c] = 0;
+    }
+    in_allocation_[slot_of_[j]] = 0;
+    accounted_[slot_of_[j]] = view.now();
+    allocation_stale_ = true;
+}
+
+void RoundScheduler::remove_job(JobIdx j) {
+    const auto it = std::lower_bound(active_.begin(), active_.end(), j);
+    if (it == active_.end() || *it != j) throw InternalError("round scheduler: a job finished that was not active");
+    active_.erase(it);
+    free_slots_.push_back(slot_of_[j]);
+    slot_of_[j] = kNoSlot;
+    allocation_stale_ = true;
+}
+
+void RoundScheduler::entitle(Time now) {
+    const double elapsed = to_seconds(now - entitled_since_);
+    if (elapsed > 0)
+        for (const JobIdx j : active_)
+            if (in_allocation_[slot_of_[j]])
+                for (GpuTypeIdx t = 0; t < types_; ++t) entitled_[cell(j, t)] += x_[cell(j, t)] * elapsed;
+    entitled_since_ = now;
+}
+
+void RoundScheduler::reset_shares(Time now) {
+    // Gavel's _reset_time_run_so_far: the deficit against the allocation(s) that held since the last reset.
+    entitle(now);
+    std::fill(shares_sum_.begin(), shares_sum_.end(), 0.0);
+    for (const JobIdx j : active_)
+        for (GpuTypeIdx t = 0; t < types_; ++t) {
+            const std::size_t c = cell(j, t);
+            deficit_[c] += entitled_[c] - (received_[c] - half_round_);
+            entitled_[c] = 0;
+            received_[c] = half_round_;
+            shares_sum_[t] += half_round_;
+        }
+    last_reset_ = now;
+    shares_reset_ = true;
+    ++stats_.resets;
+}
+
+void RoundScheduler::recompute_allocation(const ClusterView& view) {
+    const Time now = view.now();
+    entitle(now);
+    input_.clear_jobs();
+    submit_.clear();
+    for (const JobIdx j : active_) {
+        const JobInfo& job = view.job(j);
+        input_.jobs.push_back({j, job.num_gpus, 1.0, job.remaining_at(now), to_seconds(now - job.submit)});
+        for (GpuTypeIdx t = 0; t < types_; ++t) input_.throughputs.push_back(throughput_[cell(j, t)]);
+        submit_.push_back(job.submit);
+    }
+    const std::span<const double> x = source_->allocate(input_, submit_);
+    if (x.size() != active_.size() * types_) throw InternalError("round scheduler: allocation of the wrong size");
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+        const JobIdx j = active_[i];
+        // On a 1e-9 grid: equal shares stay equal (solver noise in the last bits must not break the ties).
+        for (GpuTypeIdx t = 0; t < types_; ++t) x_[cell(j, t)] = std::round(x[i * types_ + t] * 1e9) / 1e9;
+        in_allocation_[slot_of_[j]] = 1;
+    }
+    allocation_stale_ = false;
+    ++stats_.allocations;
+}
+
+double RoundScheduler::priority(JobIdx j, GpuTypeIdx t) const {
+    const std::size_t c = cell(j, t);
+    if (!in_allocation_[slot_of_[j]] || !(x_[c] > 0) || !(throughput_[c] > 0)) return 0;
+    const double f = shares_sum_[t] > 0 ? received_[c] / shares_sum_[t] : 0.0;
+    return f > 0 ? x_[c] / f : x_[c] * 1e9;
+}
+
+void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
+    ++walk_stamp_;
+    picks_.clear();
+    if (!options_.type_aware)  // Fisher-Yates, as Gavel shuffles its worker types for agnostic policies
+        for (std::size_t i = types_; i > 1; --i) std::swap(type_order_[i - 1], type_order_[rng_.below(i)]);
+    for (GpuTypeIdx t = 0; t < types_; ++t)
+        capacity_[t] = waiting_only ? view.free_gpus(t) : view.cluster().gpus_of_type(t);
+    const bool skip_zero = options_.gavel_compat && options_.fifo;
+    for (const GpuTypeIdx t : type_order_) {
+        if (capacity_[t] == 0) continue;
+        entries_.clear();
+        for (const JobIdx j : active_) {
+            const std::size_t c = cell(j, t);
+            if (!(throughput_[c] > 0)) continue;
+            const JobInfo& job = view.job(j);
+            if (waiting_only && (job.state != JobState::Queued || skip_[slot_of_[j]] == call_stamp_)) continue;
+            const double x = in_allocation_[slot_of_[j]] ? x_[c] : 0.0;
+            entries_.push_back({priority(j, t), deficit_[c], x, job.submit, j});
+        }
+        std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+            if (a.priority != b.priority) return a.priority > b.priority;
+            if (a.deficit != b.deficit) return a.deficit > b.deficit;
+            if (a.x != b.x) return a.x > b.x;
+            return a.submit != b.submit ? a.submit < b.submit : a.job < b.job;
+        });
+        for (const Entry& e : entries_) {
+            if (capacity_[t] == 0) break;
+            if (picked_[slot_of_[e.job]] == walk_stamp_) continue;  // one type per job
+            if (skip_zero && !(e.priority > 0)) continue;
+            const int g = view.job(e.job).num_gpus;
+            if (g > capacity_[t]) continue;
+            capacity_[t] -= g;
+            picked_[slot_of_[e.job]] = walk_stamp_;
+            picks_.push_back({e.job, t, g});
+        }
+    }
+}
+
+void RoundScheduler::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
+    if (!ready_) setup(view);
+    ++call_stamp_;
+    for (const JobIdx j : changes.declined)
+        if (j < slot_of_.size() && slot_of_[j] != kNoSlot) skip_[slot_of_[j]] = call_stamp_;  // not again now
+    for (const JobIdx j : changes.finished) {
+        account(view, j);
+        remove_job(j);
+    }
+    for (const JobIdx j : changes.requeued) account(view, j);
+    for (const JobIdx j : view.running_jobs()) account(view, j);
+    for (const JobIdx j : changes.arrived) add_job(view, j);
+    if (options_.gavel_compat)
+        decide_compat(view, out);
+    else
+        decide_default(view, changes, out);
+}
+
+void RoundScheduler::decide_default(const ClusterView& view, const Changes& changes, Decisions& out) {
+    const Time now = view.now();
+    if (active_.empty()) {
+        round_end_ = kNever;
+        return;
+    }
+    if (allocation_stale_) recompute_allocation(view);
+    const bool boundary = round_end_ == kNever || (changes.timer && now >= round_end_);
+    if (boundary && (!shares_reset_ || now - last_reset_ >= reset_interval_)) reset_shares(now);
+    if (boundary) {
+        walk(view, false);
+        ++stats_.rounds;
+        desired_.clear();
+        for (const Pick& p : picks_) {
+            const JobInfo& job = view.job(p.job);
+            if (job.state == JobState::Running && job.gpu_type == p.type && job.alloc_gpus == p.gpus) {
+                desired_.keep(p.job);  // the lease is renewed: same GPUs, no restart
+                ++stats_.lease_renewals;
+            } else {
+                desired_.want(p.job, p.type, p.gpus);
+            }
+        }
+        desired_.emit(view, out);
+        round_end_ = now + round_;
+    } else {
+        walk(view, true);
+        ++stats_.fills;
+        for (const Pick& p : picks_) out.start(p.job, p.type, p.gpus);
+    }
+    out.next_call = round_end_;
+}
+
+void RoundScheduler::place_compat(const ClusterView& view) {
+    const Cluster& cluster = view.cluster();
+    nodes_.clear();
+    for (NodeIdx n = 0; n < cluster.nodes.size(); ++n) plan_free_[n] = cluster.nodes[n].gpus;
+    std::fill(node_cursor_.begin(), node_cursor_.end(), 0);
+    // Gavel assigns type by type, larger gangs first (stable: walk order within a gang size).
+    pick_order_.resize(picks_.size());
+    for (std::uint32_t i = 0; i < picks_.size(); ++i) pick_order_[i] = i;
+    std::sort(pick_order_.begin(), pick_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+        if (picks_[a].type != picks_[b].type) return picks_[a].type < picks_[b].type;
+        return picks_[a].gpus != picks_[b].gpus ? picks_[a].gpus > picks_[b].gpus : a < b;
+    });
+    for (std::size_t begin = 0; begin < pick_order_.size();) {
+        std::size_t end = begin;
+        while (end < pick_order_.size() && picks_[pick_order_[end]].type == picks_[pick_order_[begin]].type &&
+               picks_[pick_order_[end]].gpus == picks_[pick_order_[begin]].gpus)
+            ++end;
+        // Leases first: a job keeps its GPUs if none of them went to a larger gang (or an earlier lease).
+        for (std::size_t k = begin; k < end; ++k) {
+            Pick& p = picks_[pick_order_[k]];
+            const JobInfo& job = view.job(p.job);
+            if (job.state != JobState::Running || job.gpu_type != p.type) continue;
+            const Allocation& held = view.allocation(p.job);
+            if (!std::all_of(held.shares.begin(), held.shares.end(),
+                             [&](const NodeShare& s) { return plan_free_[s.node] >= s.gpus; }))
+                continue;
+            p.nodes_begin = static_cast<std::uint32_t>(nodes_.size());
+            for (const NodeShare& s : held.shares) {
+                plan_free_[s.node] -= s.gpus;
+                nodes_.push_back(s);
+            }
+            p.nodes_size = static_cast<std::uint32_t>(held.shares.size());
+            p.placed = true;
+        }
+        // Then the lowest free GPUs in node order (Gavel's server walk never goes back, so this is the same).
+        for (std::size_t k = begin; k < end; ++k) {
+            Pick& p = picks_[pick_order_[k]];
+            if (p.placed || !in_allocation_[slot_of_[p.job]]) continue;  // not in X: never placed (Gavel)
+            const std::vector<NodeIdx>& nodes = nodes_of_type_[p.type];
+            std::size_t& cursor = node_cursor_[p.type];
+            p.nodes_begin = static_cast<std::uint32_t>(nodes_.size());
+            int need = p.gpus;
+            for (std::size_t i = cursor; need > 0 && i < nodes.size(); ++i) {
+                const int take = std::min(plan_free_[nodes[i]], need);
+                if (take == 0) {
+                    if (i == cursor) ++cursor;
+                    continue;
+                }
+                nodes_.push_back({nodes[i], take});
+                plan_free_[nodes[i]] -= take;
+                need -= take;
+                if (plan_free_[nodes[i]] == 0 && i == cursor) ++cursor;
+            }
+            if (need > 0) throw InternalError("round scheduler: a selected gang found no GPUs");
+            p.nodes_size = static_cast<std::uint32_t>(nodes_.size() - p.nodes_begin);
+            p.placed = true;
+        }
+        begin = end;
+    }
+}
+
+void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
+    const Time now = view.now();
+    if (round_end_ != kNever && now < round_end_) {  // mid-round: arrivals and freed GPUs wait
+        out.next_call = round_end_;
+        return;
+    }
+    Time late = kNever;
+    for (const JobIdx j : view.running_jobs()) {
+        const Time f = view.job(j).finish;
+        if (f != kNever && f > now && f - now <= kRoundSlack) late = late == kNever ? f : std::max(late, f);
+    }
+    if (late != kNever) {
+        round_end_ = late;
+        out.next_call = late;
+        return;
+    }
+    round_end_ = kNever;
+    if (active_.empty()) return;
+    if (allocation_stale_ && (last_reset_ == 0 || now - last_reset_ >= reset_interval_)) {
+        reset_shares(now);
+        recompute_allocation(view);
+    }
+    walk(view, false);
+    ++stats_.rounds;
+    place_compat(view);
+    desired_.clear();
+    Time end = kNever;
+    const double tau = options_.round_s;
+    for (const Pick& p : picks_) {
+        if (!p.placed) {
+            ++stats_.unplaced;
+            continue;
+        }
+        const auto nodes = std::span<const NodeShare>(nodes_).subspan(p.nodes_begin, p.nodes_size);
+        const JobInfo& job = view.job(p.job);
+        if (job.state == JobState::Running && view.allocation(p.job).same_place(p.type, nodes)) ++stats_.lease_renewals;
+        desired_.want(p.job, p.type, p.gpus, nodes);
+        // The micro-task: min(int(T·τ), R) steps at T (a job too slow for one step per round gets the round).
+        const double rate = throughput_[cell(p.job, p.type)];
+        const double steps = std::min(std::floor(rate * tau), job.remaining_at(now));
+        const Time finish = now + (steps > 0 ? to_time(steps / rate) : round_);
+        end = end == kNever ? finish : std::max(end, finish);
+    }
+    desired_.emit(view, out);
+    if (end != kNever) {
+        round_end_ = end;
+        out.next_call = end;
+    } else if (allocation_stale_ && last_reset_ + reset_interval_ > now) {
+        out.next_call = last_reset_ + reset_interval_;  // nothing placed: try again when the reset gate opens
+    }
+}
+
+}  // namespace dlsim
