@@ -4,6 +4,7 @@
 #include "policies/drf.hpp"
 #include "policies/fifo.hpp"
 #include "policies/fifo_allocation.hpp"
+#include "policies/isolated_allocation.hpp"
 #include "policies/las.hpp"
 #include "policies/qssf.hpp"
 #include "policies/random_placer.hpp"
@@ -459,6 +460,12 @@ void register_gavel_policies(PolicyRegistry& r) {
                                 [](AllocationOptions& o, const Params& p, const MakeContext&, bool) {
                                     o.normalize_throughput_sum = p.get("normalize") == "by_tprop";
                                 })));
+    r.add(round_entry("gavel-isolated",
+                      "Gavel's isolated: every job an equal 1/M share of each type (the baseline of Gavel's two-run "
+                      "finish-time fairness), realised in rounds with a shuffled type order",
+                      {}, false, false, [](const Params&, const MakeContext&, bool) {
+                          return std::make_unique<IsolatedAllocation>();
+                      }));
     r.add(round_entry("fifo-het",
                       "Gavel's fifo_perf: arrival order, each job x = 1 on the fastest type with room (strict), "
                       "realised in rounds",
