@@ -1,0 +1,231 @@
+#include "policies/themis.hpp"
+
+#include "policies/type_choice.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <functional>
+
+namespace dlsim {
+
+namespace {
+
+/// lease_end_ of a running job whose expired lease is up for auction in this call.
+constexpr Time kExpired = -1;
+
+}  // namespace
+
+ThemisPolicy::ThemisPolicy(double fairness, double lease_s) : fairness_(fairness), lease_(to_time(lease_s)) {}
+
+void ThemisPolicy::grow(JobIdx j) {
+    if (j < active_pos_.size()) return;
+    const std::size_t n = std::max<std::size_t>(j + 1, 2 * active_pos_.size());
+    active_pos_.resize(n, 0);
+    integral_at_arrival_.resize(n, 0);
+    fastest_.resize(n, 0);
+    lease_end_.resize(n, kExpired);
+    declined_at_.resize(n, kExpired);
+}
+
+void ThemisPolicy::track_arrivals_and_finishes(const ClusterView& view, const Changes& changes) {
+    // The count's integral up to now, before this instant's completions and arrivals change the count.
+    count_integral_ += static_cast<double>(active_.size()) * to_seconds(view.now() - integral_at_);
+    integral_at_ = view.now();
+    for (JobIdx j : changes.finished) {
+        const std::uint32_t pos = active_pos_[j];
+        active_[pos] = active_.back();
+        active_pos_[active_[pos]] = pos;
+        active_.pop_back();
+    }
+    for (JobIdx j : changes.arrived) {
+        grow(j);
+        integral_at_arrival_[j] = count_integral_;
+        fastest_[j] = fastest_type(view, view.job(j));
+        active_pos_[j] = static_cast<std::uint32_t>(active_.size());
+        active_.push_back(j);
+    }
+    for (JobIdx j : changes.declined) declined_at_[j] = view.now();
+}
+
+void ThemisPolicy::collect_expired_leases(const ClusterView& view) {
+    // Pops the leases that ended by now, and the stale entries on top (their jobs stopped or were
+    // renewed), so that the top is the next real expiry.
+    while (!leases_.empty()) {
+        const auto [end, j] = leases_.front();
+        const bool current = view.job(j).state == JobState::Running && lease_end_[j] == end;
+        if (current && end > view.now()) break;
+        std::pop_heap(leases_.begin(), leases_.end(), std::greater<>{});
+        leases_.pop_back();
+        if (current) {
+            lease_end_[j] = kExpired;
+            expired_.push_back(j);
+        }
+    }
+}
+
+void ThemisPolicy::grant_lease(Time now, JobIdx j) {
+    lease_end_[j] = now + lease_;
+    leases_.push_back({lease_end_[j], j});
+    std::push_heap(leases_.begin(), leases_.end(), std::greater<>{});
+}
+
+double ThemisPolicy::restart_on(const ClusterView& view, JobIdx j, GpuTypeIdx t, const Allocation* from) const {
+    const JobInfo& job = view.job(j);
+    probe_.gpu_type = t;
+    if (probe_.shares.empty()) probe_.shares.resize(1);  // once: the restart models read the GPU count
+    probe_.shares[0] = {0, job.num_gpus, kWholeGpu};
+    const RestartContext context{j, job.model, from, probe_, from != nullptr || job.first_start != kNever,
+                                 from != nullptr};
+    return to_seconds(view.restart_model().cost(context));
+}
+
+double ThemisPolicy::finish_on(const ClusterView& view, JobIdx j, GpuTypeIdx t) const {
+    const JobInfo& job = view.job(j);
+    const Time now = view.now();
+    const double remaining = job.remaining_at(now);
+    const double rate = view.rates().rate(job.model, t, job.num_gpus);
+    if (job.state != JobState::Running) return restart_on(view, j, t, nullptr) + remaining / rate;
+    const Allocation& held = view.allocation(j);
+    if (held.gpu_type == t)  // a renewed lease: the same GPUs, only the rest of a restart still to run
+        return to_seconds(std::max<Time>(0, job.progress_from - now)) + remaining / rate;
+    return restart_on(view, j, t, &held) + remaining / rate;
+}
+
+bool ThemisPolicy::best_type(const ClusterView& view, JobIdx j, GpuTypeIdx& type, double& finish) const {
+    const JobInfo& job = view.job(j);
+    const bool running = job.state == JobState::Running;
+    bool found = false;
+    for (GpuTypeMask m = job.runnable; m != 0; m &= m - 1) {
+        const auto t = static_cast<GpuTypeIdx>(std::countr_zero(m));
+        if (pool_[t] < job.num_gpus) continue;
+        const double f = finish_on(view, j, t);
+        // Ties: a running job stays where it is, else the first type in cluster order.
+        if (!found || f < finish || (f == finish && running && t == job.gpu_type)) {
+            type = t;
+            finish = f;
+            found = true;
+        }
+    }
+    return found;
+}
+
+ThemisPolicy::Standing ThemisPolicy::standing(const ClusterView& view, JobIdx j) const {
+    const JobInfo& job = view.job(j);
+    const Time now = view.now();
+    const RateModel& rates = view.rates();
+    const double age = to_seconds(now - job.submit);
+    const GpuTypeIdx fastest = fastest_[j];
+    const double fastest_rate = rates.rate(job.model, fastest, job.num_gpus);
+    const double remaining = job.remaining_at(now);
+    // Its equal share: 1/N̄ of its fastest type's GPUs, time-shared when fewer than its gang (as Metrics).
+    const double nbar = age > 0 ? (count_integral_ - integral_at_arrival_[j]) / age
+                                : static_cast<double>(active_.size());
+    const double ideal = job.work / fastest_rate *
+                         std::max(1.0, job.num_gpus * nbar / view.cluster().gpus_of_type(fastest));
+    const bool running = job.state == JobState::Running;
+    const double left = running ? to_seconds(std::max<Time>(0, job.progress_from - now)) +
+                                      remaining / rates.rate(job.model, job.gpu_type, job.alloc_gpus)
+                                : remaining / fastest_rate;
+    Standing s{ideal > 0 ? (age + left) / ideal : 0.0, job.submit, j, age, 0.0,
+               running ? lease_end_[j] == kExpired : declined_at_[j] != now};
+    // Without GPUs now it waits (at least) a lease, then restarts on its fastest type.
+    if (s.bidder)
+        s.wait_finish = age + to_seconds(lease_) + restart_on(view, j, fastest, nullptr) + remaining / fastest_rate;
+    return s;
+}
+
+void ThemisPolicy::auction(const ClusterView& view, Decisions& out) {
+    const Time now = view.now();
+    const std::size_t types = view.cluster().gpu_types.size();
+    pool_.assign(types, 0);
+    for (GpuTypeIdx t = 0; t < types; ++t) pool_[t] = view.free_gpus(t);
+    for (JobIdx j : expired_) pool_[view.job(j).gpu_type] += view.job(j).alloc_gpus;
+
+    standings_.clear();
+    for (JobIdx j : active_) standings_.push_back(standing(view, j));
+    std::sort(standings_.begin(), standings_.end(), [](const Standing& a, const Standing& b) {
+        if (a.rho != b.rho) return a.rho > b.rho;
+        if (a.submit != b.submit) return a.submit < b.submit;
+        return a.job < b.job;
+    });
+    // The ceil((1 - f) M) most unfair jobs (the epsilon keeps (1 - 0.8) x 10 from rounding up to 3).
+    const std::size_t m = standings_.size();
+    const auto offered = static_cast<std::size_t>(std::ceil((1.0 - fairness_) * static_cast<double>(m) - 1e-9));
+    const std::size_t candidates = std::clamp<std::size_t>(offered, 1, m);
+
+    won_.assign(m, 0);
+    winners_.clear();
+    auto take = [&](std::uint32_t i, GpuTypeIdx t) {
+        pool_[t] -= view.job(standings_[i].job).num_gpus;
+        won_[i] = 1;
+        winners_.push_back({standings_[i].job, t});
+    };
+    // A candidate's bid: its gain on the pool type where it finishes soonest, if it gains there at all.
+    auto bid = [&](std::uint32_t i, Bid& b) {
+        const Standing& s = standings_[i];
+        GpuTypeIdx t = 0;
+        double finish = 0;
+        if (!best_type(view, s.job, t, finish)) return false;
+        const double gain = std::log(s.wait_finish / (s.age + finish));
+        if (!(gain > 0)) return false;
+        b = {gain, s.submit, s.job, t, i};
+        return true;
+    };
+    auto lower = [](const Bid& a, const Bid& b) {  // heap order: largest gain, then earlier, then trace order
+        if (a.gain != b.gain) return a.gain < b.gain;
+        if (a.submit != b.submit) return a.submit > b.submit;
+        return a.job > b.job;
+    };
+    bids_.clear();
+    for (std::uint32_t i = 0; i < candidates; ++i) {
+        Bid b;
+        if (standings_[i].bidder && bid(i, b)) bids_.push_back(b);
+    }
+    std::make_heap(bids_.begin(), bids_.end(), lower);
+    while (!bids_.empty()) {
+        std::pop_heap(bids_.begin(), bids_.end(), lower);
+        const Bid b = bids_.back();
+        bids_.pop_back();
+        if (pool_[b.type] >= view.job(b.job).num_gpus) {
+            take(b.standing, b.type);
+        } else if (Bid again; bid(b.standing, again)) {  // its type was taken: bid again on what is left
+            bids_.push_back(again);
+            std::push_heap(bids_.begin(), bids_.end(), lower);
+        }
+    }
+    // Leftover, by rho descending, to every bidder still without GPUs (work conservation).
+    for (std::uint32_t i = 0; i < m; ++i) {
+        if (!standings_[i].bidder || won_[i]) continue;
+        GpuTypeIdx t = 0;
+        double finish = 0;
+        if (best_type(view, standings_[i].job, t, finish)) take(i, t);
+    }
+
+    // Leases still running are kept; winners hold (or renew) theirs; expired leases that lost are preempted.
+    desired_.clear();
+    for (JobIdx j : view.running_jobs())
+        if (lease_end_[j] != kExpired) desired_.keep(j);
+    for (const auto& [j, t] : winners_) desired_.want(j, t, view.job(j).num_gpus);
+    desired_.emit(view, out);
+    for (const auto& [j, t] : winners_) grant_lease(now, j);
+}
+
+void ThemisPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
+    track_arrivals_and_finishes(view, changes);
+    collect_expired_leases(view);
+    const std::size_t waiting = active_.size() - view.running_jobs().size();
+    bool free = false;
+    for (GpuTypeIdx t = 0; t < view.cluster().gpu_types.size() && !free; ++t) free = view.free_gpus(t) > 0;
+    // An auction can change something when a waiting job may get GPUs, or when an expired lease may be
+    // lost to a waiting job or moved to free GPUs of a better type.
+    if ((waiting > 0 && free) || (!expired_.empty() && (waiting > 0 || free))) {
+        auction(view, out);
+    } else {
+        for (JobIdx j : expired_) grant_lease(view.now(), j);  // nobody bids against them: renewed in place
+    }
+    expired_.clear();
+    if (!leases_.empty()) out.next_call = leases_.front().first;
+}
+
+}  // namespace dlsim

@@ -1,0 +1,110 @@
+#pragma once
+// `themis`: finish-time-fair GPU leases (Themis, NSDI'20, Mahajan et al.), as POLICIES.md §9 "dlsim
+// `themis` (documented approximation)" specifies. Themis has no public code; every peer "Themis" is
+// Gavel's min-max rho LP (`gavel-ftf`), so this is a re-reading of the paper's mechanism:
+//   - rho_m = (age_m + its estimated time left) / T_id,m, finish-time fairness now. T_id,m is its run
+//     time alone on an equal share of the cluster: its work at its gang's rate on its fastest type,
+//     stretched by max(1, g_m N̄_m / W) where W is that type's GPU count and N̄_m the time-average number
+//     of jobs in the system since its arrival (the instantaneous count at age 0). This is exactly
+//     Metrics::finish_time_fairness's denominator, so the rho the policy equalises is the one reported.
+//     Deviation: POLICIES.md §9 writes C (all the cluster's GPUs); the fastest type's W is DESIGN.md's.
+//     Time left: running, the rest of its restart plus remaining work at its current gang's rate; holding
+//     nothing, remaining work at its gang's rate on its fastest type (§9's "reference type").
+//   - Decisions happen when a job waits and GPUs are free, and when a lease expires while a job waits or
+//     GPUs are free (a lease expiring in a full cluster with no job waiting is renewed). Candidates are the
+//     ceil((1 - f) M) jobs with the largest rho (at least 1) among all M jobs in the system; a bidder is a
+//     waiting job or a running one whose lease expired. Pool = free GPUs + the expired leases' GPUs.
+//   - Greedy auction (approximating the partial-allocation auction's Nash welfare): repeatedly the
+//     candidate bidder with the largest log(rho_old / rho_new) gets its gang on the pool type where it
+//     would finish soonest. rho_old is its rho if it gets nothing now: it waits one lease, then
+//     (re)starts on its fastest type; rho_new counts the restart cost the run's restart model charges
+//     there (none when an expired lease is renewed in place). T_id cancels in the ratio. A candidate
+//     bids only where it gains (rho_new < rho_old).
+//   - Leftover (work conservation): the bidders still without GPUs, by rho descending, take their
+//     soonest-finishing type with room. Deviation: §9 gives the leftover to non-candidates only; here
+//     candidates whose bids lost (nothing they gained from fitted) come first, so no GPU idles while a
+//     job that fits waits.
+//   - Winners hold a lease of `lease` seconds; a running job is never preempted before its lease ends.
+//     An expired lease that wins again keeps its GPUs (no restart) or moves to a type where it finishes
+//     sooner, restart included; a loser is preempted.
+// Not implemented: the hidden payment (§9's optional `payments`; gangs would need its fraction
+// rounded), bundles of several gangs per job (gangs are rigid), and the agents' placement-aware bids
+// (the engine's placer places each gang). Ties: earlier submission, then trace order.
+// Cost: a call with no expired lease and no free GPU is O(changes + expiries × log); otherwise
+// O(M log M) for the ranking plus O(bidders × types × log) for the auction; no allocation in steady state.
+#include "policies/desired_state.hpp"
+#include "policies/policy.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace dlsim {
+
+class ThemisPolicy final : public Policy {
+public:
+    /// `fairness`: Themis's f in [0, 1); `lease_s`: seconds, > 0.
+    ThemisPolicy(double fairness, double lease_s);
+    void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
+
+private:
+    /// One job's standing in this call: its rho, and as a bidder what it would finish in without GPUs.
+    struct Standing {
+        double rho;
+        Time submit;
+        JobIdx job;
+        double age;         ///< s
+        double wait_finish; ///< s from its arrival to its finish if it gets nothing now (rho_old's numerator)
+        bool bidder;
+    };
+    /// A bid in the auction: the job's largest gain and the type it is for.
+    struct Bid {
+        double gain;
+        Time submit;
+        JobIdx job;
+        GpuTypeIdx type;
+        std::uint32_t standing;  ///< index in standings_
+    };
+
+    void grow(JobIdx j);
+    void track_arrivals_and_finishes(const ClusterView& view, const Changes& changes);
+    void collect_expired_leases(const ClusterView& view);
+    void grant_lease(Time now, JobIdx j);
+    Standing standing(const ClusterView& view, JobIdx j) const;
+    /// Seconds from now to job j's finish on a gang of type t (restart included).
+    double finish_on(const ClusterView& view, JobIdx j, GpuTypeIdx t) const;
+    /// Restart seconds the run's model charges job j for a (re)start on type t, from `from` (nullptr: queued).
+    double restart_on(const ClusterView& view, JobIdx j, GpuTypeIdx t, const Allocation* from) const;
+    /// The pool type where job j finishes soonest, with its finish in s from now; false if none has room.
+    bool best_type(const ClusterView& view, JobIdx j, GpuTypeIdx& type, double& finish) const;
+    void auction(const ClusterView& view, Decisions& out);
+
+    double fairness_;
+    Time lease_;
+
+    // Jobs in the system (queued or running) and the running integral of their count (job-seconds).
+    std::vector<JobIdx> active_;
+    double count_integral_ = 0;
+    Time integral_at_ = 0;
+
+    // Per job (grown on arrival).
+    std::vector<std::uint32_t> active_pos_;
+    std::vector<double> integral_at_arrival_;
+    std::vector<GpuTypeIdx> fastest_;
+    std::vector<Time> lease_end_;    // kExpired while its expired lease is being auctioned
+    std::vector<Time> declined_at_;  // the instant its start was last declined
+
+    // Lease expiries (min-heap of (end, job)); entries of jobs that stopped or were renewed are stale.
+    std::vector<std::pair<Time, JobIdx>> leases_;
+
+    // Scratch, reused across calls.
+    std::vector<JobIdx> expired_;
+    std::vector<Standing> standings_;
+    std::vector<Bid> bids_;
+    std::vector<int> pool_;
+    std::vector<std::pair<JobIdx, GpuTypeIdx>> winners_;
+    std::vector<char> won_;  // per standing
+    DesiredState desired_;
+    mutable Allocation probe_;  // "g GPUs of type t" for the restart model
+};
+
+}  // namespace dlsim
