@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 namespace dlsim {
 
@@ -16,14 +17,14 @@ constexpr Time kExpired = -1;
 
 }  // namespace
 
-ThemisPolicy::ThemisPolicy(double fairness, double lease_s) : fairness_(fairness), lease_(to_time(lease_s)) {}
+ThemisPolicy::ThemisPolicy(double fairness, double lease_s, double margin_s)
+    : fairness_(fairness), lease_(to_time(lease_s)), margin_(margin_s) {}
 
 void ThemisPolicy::grow(JobIdx j) {
     if (j < active_pos_.size()) return;
     const std::size_t n = std::max<std::size_t>(j + 1, 2 * active_pos_.size());
     active_pos_.resize(n, 0);
-    integral_at_arrival_.resize(n, 0);
-    fastest_.resize(n, 0);
+    arrival_.resize(n);
     lease_end_.resize(n, kExpired);
     declined_at_.resize(n, kExpired);
 }
@@ -40,8 +41,11 @@ void ThemisPolicy::track_arrivals_and_finishes(const ClusterView& view, const Ch
     }
     for (JobIdx j : changes.arrived) {
         grow(j);
-        integral_at_arrival_[j] = count_integral_;
-        fastest_[j] = fastest_type(view, view.job(j));
+        const JobInfo& job = view.job(j);
+        const GpuTypeIdx fastest = fastest_type(view, job);
+        const double rate = view.rates().rate(job.model, fastest, job.num_gpus);
+        arrival_[j] = {count_integral_, rate, job.work / rate,
+                       static_cast<double>(view.cluster().gpus_of_type(fastest)), fastest};
         active_pos_[j] = static_cast<std::uint32_t>(active_.size());
         active_.push_back(j);
     }
@@ -49,8 +53,7 @@ void ThemisPolicy::track_arrivals_and_finishes(const ClusterView& view, const Ch
 }
 
 void ThemisPolicy::collect_expired_leases(const ClusterView& view) {
-    // Pops the leases that ended by now, and the stale entries on top (their jobs stopped or were
-    // renewed), so that the top is the next real expiry.
+    // Pops the leases that ended by now, and the stale entries on top (their jobs stopped or were renewed).
     while (!leases_.empty()) {
         const auto [end, j] = leases_.front();
         const bool current = view.job(j).state == JobState::Running && lease_end_[j] == end;
@@ -89,7 +92,7 @@ double ThemisPolicy::finish_on(const ClusterView& view, JobIdx j, GpuTypeIdx t) 
     const Allocation& held = view.allocation(j);
     if (held.gpu_type == t)  // a renewed lease: the same GPUs, only the rest of a restart still to run
         return to_seconds(std::max<Time>(0, job.progress_from - now)) + remaining / rate;
-    return restart_on(view, j, t, &held) + remaining / rate;
+    return restart_on(view, j, t, &held) + margin_ + remaining / rate;  // a move: only for more than the margin
 }
 
 bool ThemisPolicy::best_type(const ClusterView& view, JobIdx j, GpuTypeIdx& type, double& finish) const {
@@ -110,29 +113,49 @@ bool ThemisPolicy::best_type(const ClusterView& view, JobIdx j, GpuTypeIdx& type
     return found;
 }
 
-ThemisPolicy::Standing ThemisPolicy::standing(const ClusterView& view, JobIdx j) const {
+ThemisPolicy::Standing ThemisPolicy::standing(const ClusterView& view, const RateModel& rates, Time now,
+                                               JobIdx j) const {
     const JobInfo& job = view.job(j);
-    const Time now = view.now();
-    const RateModel& rates = view.rates();
+    const Arrival& a = arrival_[j];
     const double age = to_seconds(now - job.submit);
-    const GpuTypeIdx fastest = fastest_[j];
-    const double fastest_rate = rates.rate(job.model, fastest, job.num_gpus);
-    const double remaining = job.remaining_at(now);
     // Its equal share: 1/N̄ of its fastest type's GPUs, time-shared when fewer than its gang (as Metrics).
-    const double nbar = age > 0 ? (count_integral_ - integral_at_arrival_[j]) / age
-                                : static_cast<double>(active_.size());
-    const double ideal = job.work / fastest_rate *
-                         std::max(1.0, job.num_gpus * nbar / view.cluster().gpus_of_type(fastest));
+    const double nbar = age > 0 ? (count_integral_ - a.count_integral) / age : static_cast<double>(active_.size());
+    const double ideal = a.alone * std::max(1.0, job.num_gpus * nbar / a.type_gpus);
     const bool running = job.state == JobState::Running;
     const double left = running ? to_seconds(std::max<Time>(0, job.progress_from - now)) +
-                                      remaining / rates.rate(job.model, job.gpu_type, job.alloc_gpus)
-                                : remaining / fastest_rate;
-    Standing s{ideal > 0 ? (age + left) / ideal : 0.0, job.submit, j, age, 0.0,
-               running ? lease_end_[j] == kExpired : declined_at_[j] != now};
+                                      job.remaining_at(now) / rates.rate(job.model, job.gpu_type, job.alloc_gpus)
+                                : job.remaining / a.fastest_rate;
+    return {ideal > 0 ? (age + left) / ideal : 0.0, job.submit, j,
+            running ? lease_end_[j] == kExpired : declined_at_[j] != now};
+}
+
+bool ThemisPolicy::bid(const ClusterView& view, std::uint32_t i, Bid& out) const {
+    const Standing& s = standings_[i];
+    GpuTypeIdx t = 0;
+    double finish = 0;
+    if (!best_type(view, s.job, t, finish)) return false;
+    const JobInfo& job = view.job(s.job);
+    const Arrival& a = arrival_[s.job];
+    const double age = to_seconds(view.now() - job.submit);
     // Without GPUs now it waits (at least) a lease, then restarts on its fastest type.
-    if (s.bidder)
-        s.wait_finish = age + to_seconds(lease_) + restart_on(view, j, fastest, nullptr) + remaining / fastest_rate;
-    return s;
+    const double wait_finish = age + to_seconds(lease_) + restart_on(view, s.job, a.fastest, nullptr) +
+                               job.remaining_at(view.now()) / a.fastest_rate;
+    const double gain = std::log(wait_finish / (age + finish));
+    if (!(gain > 0)) return false;
+    out = {gain, s.submit, s.job, t, i};
+    return true;
+}
+
+void ThemisPolicy::take(const ClusterView& view, std::uint32_t i, GpuTypeIdx t) {
+    pool_[t] -= view.job(standings_[i].job).num_gpus;
+    standings_[i].won = true;
+    winners_.push_back({standings_[i].job, t});
+}
+
+bool ThemisPolicy::pool_fits_smallest_gang() const {
+    for (int free : pool_)
+        if (free >= smallest_gang_) return true;
+    return false;
 }
 
 void ThemisPolicy::auction(const ClusterView& view, Decisions& out) {
@@ -142,66 +165,18 @@ void ThemisPolicy::auction(const ClusterView& view, Decisions& out) {
     for (GpuTypeIdx t = 0; t < types; ++t) pool_[t] = view.free_gpus(t);
     for (JobIdx j : expired_) pool_[view.job(j).gpu_type] += view.job(j).alloc_gpus;
 
+    const RateModel& rates = view.rates();
     standings_.clear();
-    for (JobIdx j : active_) standings_.push_back(standing(view, j));
-    std::sort(standings_.begin(), standings_.end(), [](const Standing& a, const Standing& b) {
-        if (a.rho != b.rho) return a.rho > b.rho;
-        if (a.submit != b.submit) return a.submit < b.submit;
-        return a.job < b.job;
-    });
-    // The ceil((1 - f) M) most unfair jobs (the epsilon keeps (1 - 0.8) x 10 from rounding up to 3).
-    const std::size_t m = standings_.size();
-    const auto offered = static_cast<std::size_t>(std::ceil((1.0 - fairness_) * static_cast<double>(m) - 1e-9));
-    const std::size_t candidates = std::clamp<std::size_t>(offered, 1, m);
-
-    won_.assign(m, 0);
+    smallest_gang_ = std::numeric_limits<int>::max();
+    for (JobIdx j : active_) {
+        standings_.push_back(standing(view, rates, now, j));
+        if (standings_.back().bidder) smallest_gang_ = std::min(smallest_gang_, view.job(j).num_gpus);
+    }
     winners_.clear();
-    auto take = [&](std::uint32_t i, GpuTypeIdx t) {
-        pool_[t] -= view.job(standings_[i].job).num_gpus;
-        won_[i] = 1;
-        winners_.push_back({standings_[i].job, t});
-    };
-    // A candidate's bid: its gain on the pool type where it finishes soonest, if it gains there at all.
-    auto bid = [&](std::uint32_t i, Bid& b) {
-        const Standing& s = standings_[i];
-        GpuTypeIdx t = 0;
-        double finish = 0;
-        if (!best_type(view, s.job, t, finish)) return false;
-        const double gain = std::log(s.wait_finish / (s.age + finish));
-        if (!(gain > 0)) return false;
-        b = {gain, s.submit, s.job, t, i};
-        return true;
-    };
-    auto lower = [](const Bid& a, const Bid& b) {  // heap order: largest gain, then earlier, then trace order
-        if (a.gain != b.gain) return a.gain < b.gain;
-        if (a.submit != b.submit) return a.submit > b.submit;
-        return a.job > b.job;
-    };
-    bids_.clear();
-    for (std::uint32_t i = 0; i < candidates; ++i) {
-        Bid b;
-        if (standings_[i].bidder && bid(i, b)) bids_.push_back(b);
+    // Nothing fits (an expired lease always fits its own GPUs): every lease still running is kept as is.
+    if (pool_fits_smallest_gang()) {
+        choose_winners(view);
     }
-    std::make_heap(bids_.begin(), bids_.end(), lower);
-    while (!bids_.empty()) {
-        std::pop_heap(bids_.begin(), bids_.end(), lower);
-        const Bid b = bids_.back();
-        bids_.pop_back();
-        if (pool_[b.type] >= view.job(b.job).num_gpus) {
-            take(b.standing, b.type);
-        } else if (Bid again; bid(b.standing, again)) {  // its type was taken: bid again on what is left
-            bids_.push_back(again);
-            std::push_heap(bids_.begin(), bids_.end(), lower);
-        }
-    }
-    // Leftover, by rho descending, to every bidder still without GPUs (work conservation).
-    for (std::uint32_t i = 0; i < m; ++i) {
-        if (!standings_[i].bidder || won_[i]) continue;
-        GpuTypeIdx t = 0;
-        double finish = 0;
-        if (best_type(view, standings_[i].job, t, finish)) take(i, t);
-    }
-
     // Leases still running are kept; winners hold (or renew) theirs; expired leases that lost are preempted.
     desired_.clear();
     for (JobIdx j : view.running_jobs())
@@ -209,6 +184,79 @@ void ThemisPolicy::auction(const ClusterView& view, Decisions& out) {
     for (const auto& [j, t] : winners_) desired_.want(j, t, view.job(j).num_gpus);
     desired_.emit(view, out);
     for (const auto& [j, t] : winners_) grant_lease(now, j);
+}
+
+void ThemisPolicy::choose_winners(const ClusterView& view) {
+    const auto ahead = [](const Standing& a, const Standing& b) {  // more unfair first; ties: earlier, trace order
+        if (a.rho != b.rho) return a.rho > b.rho;
+        if (a.submit != b.submit) return a.submit < b.submit;
+        return a.job < b.job;
+    };
+    // The ceil((1 - f) M) most unfair jobs (the epsilon keeps (1 - 0.8) x 10 from rounding up to 3).
+    const std::size_t m = standings_.size();
+    const auto offered = static_cast<std::size_t>(std::ceil((1.0 - fairness_) * static_cast<double>(m) - 1e-9));
+    const std::size_t candidates = std::clamp<std::size_t>(offered, 1, m);
+    const auto first = standings_.begin();
+    const auto split = first + static_cast<std::ptrdiff_t>(candidates);
+    if (candidates < m) std::nth_element(first, split, standings_.end(), ahead);
+
+    // Greedy auction among the candidates' bids.
+    const auto lower = [](const Bid& a, const Bid& b) {  // heap order: largest gain, then earlier, then trace order
+        if (a.gain != b.gain) return a.gain < b.gain;
+        if (a.submit != b.submit) return a.submit > b.submit;
+        return a.job > b.job;
+    };
+    bids_.clear();
+    for (std::uint32_t i = 0; i < candidates; ++i) {
+        Bid b;
+        if (standings_[i].bidder && bid(view, i, b)) bids_.push_back(b);
+    }
+    std::make_heap(bids_.begin(), bids_.end(), lower);
+    while (!bids_.empty()) {
+        std::pop_heap(bids_.begin(), bids_.end(), lower);
+        const Bid b = bids_.back();
+        bids_.pop_back();
+        if (pool_[b.type] >= view.job(b.job).num_gpus) {
+            take(view, b.standing, b.type);
+        } else if (Bid again; bid(view, b.standing, again)) {  // its type was taken: bid again on what is left
+            bids_.push_back(again);
+            std::push_heap(bids_.begin(), bids_.end(), lower);
+        }
+    }
+
+    // Leftover, by rho descending, to every bidder still without GPUs (work conservation): first the
+    // candidates whose bids lost, then the others (popped from a heap: usually few GPUs are left).
+    // A running job stays on its own GPUs here (no reshuffle of the expired leases among themselves: moves
+    // happen in the auction only), unless other jobs took them.
+    auto leftover = [&](std::uint32_t i) {
+        const Standing& s = standings_[i];
+        if (!s.bidder || s.won) return;
+        const JobInfo& job = view.job(s.job);
+        GpuTypeIdx t = 0;
+        double finish = 0;
+        if (job.state == JobState::Running && pool_[job.gpu_type] >= job.num_gpus)
+            take(view, i, job.gpu_type);
+        else if (best_type(view, s.job, t, finish))
+            take(view, i, t);
+    };
+    if (!pool_fits_smallest_gang()) return;
+    std::sort(first, split, ahead);
+    for (std::uint32_t i = 0; i < candidates && pool_fits_smallest_gang(); ++i) leftover(i);
+    // Only the bidders that fit the pool now can fit later (it only shrinks): one pass sets them apart.
+    const auto fits = [&](const Standing& s) {
+        if (!s.bidder) return false;
+        const JobInfo& job = view.job(s.job);
+        for (GpuTypeMask m = job.runnable; m != 0; m &= m - 1)
+            if (pool_[static_cast<GpuTypeIdx>(std::countr_zero(m))] >= job.num_gpus) return true;
+        return false;
+    };
+    const auto fitting = std::partition(split, standings_.end(), fits);
+    const auto behind = [&](const Standing& a, const Standing& b) { return ahead(b, a); };
+    std::make_heap(split, fitting, behind);
+    for (auto last = fitting; last != split && pool_fits_smallest_gang(); --last) {
+        std::pop_heap(split, last, behind);
+        leftover(static_cast<std::uint32_t>(last - 1 - first));
+    }
 }
 
 void ThemisPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
@@ -225,7 +273,9 @@ void ThemisPolicy::decide(const ClusterView& view, const Changes& changes, Decis
         for (JobIdx j : expired_) grant_lease(view.now(), j);  // nobody bids against them: renewed in place
     }
     expired_.clear();
-    if (!leases_.empty()) out.next_call = leases_.front().first;
+    // Every `lease` seconds (on a grid from time 0) while jobs run: expired leases are auctioned at the
+    // first decision after their end, so lease ends cost no call of their own.
+    if (!view.running_jobs().empty() || !out.actions.empty()) out.next_call = (view.now() / lease_ + 1) * lease_;
 }
 
 }  // namespace dlsim
