@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <utility>
 #include <vector>
 
 using namespace dlsim;
@@ -139,6 +140,31 @@ TEST_CASE("themis: a lease holds until it expires, then the GPU goes to the most
     CHECK(costly.jobs[0].restarts == 1);
 }
 
+TEST_CASE("themis: a lease is auctioned at the first decision after its end", "[schedule][themis]") {
+    // One GPU, lease 100 s: decisions at arrivals, completions and every 100 s (100, 200, ...). A (500 s)
+    // starts at 30 with a lease to 130; B (20 s) arrives at 50.
+    //  t=100  timer: A's lease runs to 130, nothing changes.
+    //  t=200  timer: A's lease has ended. I(200) = 20 + 2 x 150 = 320: rho_A = (170+330)/(500 x 320/170) =
+    //         0.531, rho_B = (150+20)/(20 x 300/150) = 4.25; one candidate, B: 200-220. A (330 s left)
+    //         resumes 220-550.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\nA,30,1,500\nB,50,1,20\n");
+    const auto o = run_themis(in, {"lease=100"});
+    const double start[] = {30, 200};
+    const double finish[] = {550, 220};
+    const unsigned preempted[] = {1, 0};
+    check_schedule(in, o, start, finish, preempted);
+    // An arrival at 150 is a decision after 130: C (1000 s) arrives, I(150) = 20 + 2 x 100 = 220:
+    // rho_A = (120+380)/(500 x 220/120) = 0.545, rho_B = (100+20)/(20 x 200/100) = 3, rho_C = 1000/(1000 x 3)
+    // = 0.333; one candidate, B: 150-170.
+    const auto in2 = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                      "job_id,submit_time,num_gpus,duration\nA,30,1,500\nB,50,1,20\nC,150,1,1000\n");
+    const auto o2 = run_themis(in2, {"lease=100"});
+    CHECK(start_s(o2, 1) == 150);
+    CHECK(finish_s(o2, 1) == 170);
+    CHECK(o2.jobs[0].preemptions >= 1);
+}
+
 TEST_CASE("themis: a lease won again is renewed in place, without a restart", "[schedule][themis]") {
     // One GPU, lease 100 s, restart cost 5 s. A (300 s) starts at 0; B (1000 s) arrives at 90.
     //  t=100  A's lease expires. I(100) = 90 + 2 x 10 = 110: rho_A = (100+200)/(300 x 1.1) = 0.909 >
@@ -180,6 +206,19 @@ TEST_CASE("themis: the auction puts each job on the type that improves its rho m
         CHECK(o.jobs[0].gpu_type == 0);  // fast
         CHECK(o.jobs[1].gpu_type == 0);  // its last allocation: fast
     }
+    // Case 1 again with a restart cost of 200 s, or a margin of 200 s: at 100 the move would finish Q in
+    // 200 + 150 (or 150 + 200) s against 300 s where it is: it stays on slow, 0-400, never preempted.
+    for (const auto& [restart, margin] : {std::pair{200.0, "margin=0.001"}, std::pair{0.0, "margin=200"}}) {
+        INFO("restart " << restart << ", " << margin);
+        const auto in = inputs_from_text(kFastSlow, profile,
+                                         "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
+                                         "P,0,1,100,m,fast\nQ,0,1,200,n,fast\n");
+        const auto o = run_themis(in, {"f=0", "lease=100", margin}, restart);
+        const double start[] = {0, 0};
+        const double finish[] = {100, 400};
+        check_schedule(in, o, start, finish);
+        CHECK(o.jobs[1].gpu_type == 1);  // slow
+    }
     // Case 2: Q has 100 it (50 s fast, 100 slow): Q gains log((100+50)/50) = log 3 > P's log 2, so Q takes
     // fast (0-50) and P the slow GPU as leftover (0-100, 100 it done). Fast idles from 50 (nobody waits
     // and P holds a lease) until P's lease expires at 100: P moves to fast, 300/4 = 75 s: 100-175.
@@ -202,5 +241,6 @@ TEST_CASE("themis: parameters are checked", "[bad-input][themis]") {
     CHECK_THROWS_WITH(run_themis(in, {"f=1"}), Catch::Contains("policy themis: parameter f: expected a number in [0, 1)"));
     CHECK_THROWS_WITH(run_themis(in, {"f=-0.1"}), Catch::Contains("policy themis: parameter f"));
     CHECK_THROWS_WITH(run_themis(in, {"lease=0"}), Catch::Contains("policy themis: parameter lease"));
+    CHECK_THROWS_WITH(run_themis(in, {"margin=-1"}), Catch::Contains("policy themis: parameter margin"));
     CHECK_NOTHROW(run_themis(in, {"f=0", "lease=1"}));
 }
