@@ -424,13 +424,14 @@ void register_builtin_policies(PolicyRegistry& r) {
             {"lease", ParamType::Double, "600", "seconds a won allocation is held before it is auctioned again (> 0)",
              {}},
             margin_param("seconds: a job whose lease expired moves to another GPU type only when it finishes sooner "
-                         "there by more than the restart cost plus this")},
+                         "there by more than the restart cost plus this"),
+            full_walk_param()},
            [](const Params& p) {
                const double f = p.get_double("f");
                if (!(f >= 0 && f < 1))
                    throw InputError(fmt::format("policy themis: parameter f: expected a number in [0, 1), got {}", f));
                const double lease = number_in(p, "policy themis", "lease", 1e-6, 1e9, "seconds in [1e-6, 1e9]");
-               return std::make_unique<ThemisPolicy>(f, lease, margin_of(p, "policy themis"));
+               return std::make_unique<ThemisPolicy>(f, lease, margin_of(p, "policy themis"), p.get_bool("full_walk"));
            }});
     r.add(vc_quota_entry("vc-quota",
                          "virtual clusters with GPU quotas: hard partitions (Helios) or borrowing of idle quota with "

@@ -1,6 +1,9 @@
 #include "policies/themis.hpp"
 
+#include "models/base/input_error.hpp"
 #include "policies/type_choice.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <bit>
@@ -14,16 +17,19 @@ namespace {
 
 /// lease_end_ of a running job whose expired lease is up for auction in this call.
 constexpr Time kExpired = -1;
+/// waiting_pos_ of a job that is not waiting.
+constexpr std::uint32_t kNotWaiting = UINT32_MAX;
 
 }  // namespace
 
-ThemisPolicy::ThemisPolicy(double fairness, double lease_s, double margin_s)
-    : fairness_(fairness), lease_(to_time(lease_s)), margin_(margin_s) {}
+ThemisPolicy::ThemisPolicy(double fairness, double lease_s, double margin_s, bool full_walk)
+    : fairness_(fairness), lease_(to_time(lease_s)), margin_(margin_s), full_walk_(full_walk) {}
 
 void ThemisPolicy::grow(JobIdx j) {
     if (j < active_pos_.size()) return;
     const std::size_t n = std::max<std::size_t>(j + 1, 2 * active_pos_.size());
     active_pos_.resize(n, 0);
+    waiting_pos_.resize(n, kNotWaiting);
     arrival_.resize(n);
     lease_end_.resize(n, kExpired);
     declined_at_.resize(n, kExpired);
@@ -50,6 +56,29 @@ void ThemisPolicy::track_arrivals_and_finishes(const ClusterView& view, const Ch
         active_.push_back(j);
     }
     for (JobIdx j : changes.declined) declined_at_[j] = view.now();
+    // The waiting set follows the jobs whose state may have changed: arrivals, the engine's requeues and
+    // declines, and the jobs the last call started, renewed or let go.
+    for (auto list : {changes.arrived, changes.requeued, changes.declined, std::span<const JobIdx>(touched_)})
+        for (JobIdx j : list) sync_waiting(view, j);
+    touched_.clear();
+    if (waiting_.size() + view.running_jobs().size() != active_.size())
+        throw InternalError(fmt::format("policy themis: {} jobs in the system, {} running and {} waiting known to the policy",
+                                        active_.size(), view.running_jobs().size(), waiting_.size()));
+}
+
+void ThemisPolicy::sync_waiting(const ClusterView& view, JobIdx j) {
+    const bool waits = view.job(j).state == JobState::Queued;
+    if (waits == (waiting_pos_[j] != kNotWaiting)) return;
+    if (waits) {
+        waiting_pos_[j] = static_cast<std::uint32_t>(waiting_.size());
+        waiting_.push_back(j);
+    } else {
+        const std::uint32_t pos = waiting_pos_[j];
+        waiting_[pos] = waiting_.back();
+        waiting_pos_[waiting_[pos]] = pos;
+        waiting_.pop_back();
+        waiting_pos_[j] = kNotWaiting;
+    }
 }
 
 void ThemisPolicy::collect_expired_leases(const ClusterView& view) {
@@ -177,13 +206,59 @@ void ThemisPolicy::auction(const ClusterView& view, Decisions& out) {
     if (pool_fits_smallest_gang()) {
         choose_winners(view);
     }
-    // Leases still running are kept; winners hold (or renew) theirs; expired leases that lost are preempted.
-    desired_.clear();
-    for (JobIdx j : view.running_jobs())
-        if (lease_end_[j] != kExpired) desired_.keep(j);
-    for (const auto& [j, t] : winners_) desired_.want(j, t, view.job(j).num_gpus);
-    desired_.emit(view, out);
-    for (const auto& [j, t] : winners_) grant_lease(now, j);
+    emit_winners(view, out, false);
+}
+
+void ThemisPolicy::emit_winners(const ClusterView& view, Decisions& out, bool only_starts) {
+    // Starts in order of submission (not of winning), so the fast path's starts are the auction's.
+    std::sort(winners_.begin(), winners_.end(), [&](const auto& a, const auto& b) {
+        const Time sa = view.job(a.first).submit, sb = view.job(b.first).submit;
+        return sa != sb ? sa < sb : a.first < b.first;
+    });
+    if (only_starts) {  // every expired lease is renewed in place: the same actions without visiting the running jobs
+        for (const auto& [j, t] : winners_)
+            if (view.job(j).state != JobState::Running) out.start(j, t, view.job(j).num_gpus);
+    } else {  // leases still running are kept; expired leases that lost are preempted, those moving restarted
+        desired_.clear();
+        for (JobIdx j : view.running_jobs())
+            if (lease_end_[j] != kExpired) desired_.keep(j);
+        for (const auto& [j, t] : winners_) desired_.want(j, t, view.job(j).num_gpus);
+        desired_.emit(view, out);
+    }
+    for (const auto& [j, t] : winners_) {
+        grant_lease(view.now(), j);
+        touched_.push_back(j);
+    }
+    touched_.insert(touched_.end(), expired_.begin(), expired_.end());
+}
+
+bool ThemisPolicy::everyone_gets_the_best_type(const ClusterView& view) {
+    // When every bidder's best type (where it finishes soonest among those the pool has room on) can hold
+    // all who want it, with the expired leases on their own GPUs and the waiting jobs on free ones, the
+    // auction's outcome is known without ranking anyone: whatever the order, each bidder gets its best
+    // type at its turn, so each waiting job starts on its best type and each expired lease is renewed.
+    const std::size_t types = view.cluster().gpu_types.size();
+    pool_.assign(types, 0);
+    for (GpuTypeIdx t = 0; t < types; ++t) pool_[t] = view.free_gpus(t);
+    for (JobIdx j : expired_) pool_[view.job(j).gpu_type] += view.job(j).alloc_gpus;
+    demand_.assign(types, 0);
+    winners_.clear();
+    for (JobIdx j : expired_) {
+        GpuTypeIdx t = 0;
+        double finish = 0;
+        if (!best_type(view, j, t, finish) || t != view.job(j).gpu_type) return false;
+        winners_.push_back({j, t});
+    }
+    for (JobIdx j : waiting_) {
+        if (declined_at_[j] == view.now()) continue;
+        GpuTypeIdx t = 0;
+        double finish = 0;
+        if (!best_type(view, j, t, finish)) return false;
+        demand_[t] += view.job(j).num_gpus;
+        if (demand_[t] > view.free_gpus(t)) return false;
+        winners_.push_back({j, t});
+    }
+    return true;
 }
 
 void ThemisPolicy::choose_winners(const ClusterView& view) {
@@ -262,13 +337,17 @@ void ThemisPolicy::choose_winners(const ClusterView& view) {
 void ThemisPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
     track_arrivals_and_finishes(view, changes);
     collect_expired_leases(view);
-    const std::size_t waiting = active_.size() - view.running_jobs().size();
+    const std::size_t waiting = waiting_.size();
     bool free = false;
     for (GpuTypeIdx t = 0; t < view.cluster().gpu_types.size() && !free; ++t) free = view.free_gpus(t) > 0;
     // An auction can change something when a waiting job may get GPUs, or when an expired lease may be
     // lost to a waiting job or moved to free GPUs of a better type.
     if ((waiting > 0 && free) || (!expired_.empty() && (waiting > 0 || free))) {
-        auction(view, out);
+        if (!full_walk_ && everyone_gets_the_best_type(view)) {
+            emit_winners(view, out, true);
+        } else {
+            auction(view, out);
+        }
     } else {
         for (JobIdx j : expired_) grant_lease(view.now(), j);  // nobody bids against them: renewed in place
     }

@@ -38,7 +38,10 @@
 // rounded), bundles of several gangs per job (gangs are rigid), and the agents' placement-aware bids
 // (the engine's placer places each gang). Ties: earlier submission, then trace order.
 // Cost: at most one auction per arrival, completion or `lease` seconds (not one per lease end). A call
-// with no expired lease and no free GPU is O(changes + expiries x log); otherwise O(M) for
+// with no expired lease and no free GPU is O(changes + expiries x log). When every waiting job's best type
+// has room for all who want it and no expired lease would move (the common call of a loaded but not
+// saturated cluster), the outcome is known without ranking: O((waiting + expired) x types). Otherwise
+// (and always with `full_walk=true`, the reference the fast path is tested against) O(M) for
 // every job's rho and the selection of the candidates, O(K log K) to order them (K = ceil((1 - f) M)),
 // and O((bids x types + winners) x log M) for the auction and the leftover; no allocation in steady state.
 #include "policies/desired_state.hpp"
@@ -52,8 +55,9 @@ namespace dlsim {
 class ThemisPolicy final : public Policy {
 public:
     /// `fairness`: Themis's f in [0, 1); `lease_s`: seconds, > 0; `margin_s`: a running job moves to
-    /// another type only when it finishes sooner there by more than the restart cost plus this.
-    ThemisPolicy(double fairness, double lease_s, double margin_s);
+    /// another type only when it finishes sooner there by more than the restart cost plus this;
+    /// `full_walk`: rank every job at every decision (the reference the fast path is tested against).
+    ThemisPolicy(double fairness, double lease_s, double margin_s, bool full_walk = false);
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
@@ -100,21 +104,32 @@ private:
     /// The pool type where job j finishes soonest, with its finish in s from now; false if none has room.
     bool best_type(const ClusterView& view, JobIdx j, GpuTypeIdx& type, double& finish) const;
     void auction(const ClusterView& view, Decisions& out);
+    /// The fast path: true (winners_ filled) when the auction's outcome is known without ranking the jobs.
+    bool everyone_gets_the_best_type(const ClusterView& view);
+    /// Turns winners_ into actions (starts, renewals, moves; preemption of the expired leases that lost)
+    /// and grants the winners their leases. `only_starts`: the fast path's, where every expired lease is
+    /// renewed in place.
+    void emit_winners(const ClusterView& view, Decisions& out, bool only_starts);
+    void sync_waiting(const ClusterView& view, JobIdx j);
     /// The auction and the leftover over standings_: fills winners_.
     void choose_winners(const ClusterView& view);
 
     double fairness_;
     Time lease_;
     double margin_;
+    bool full_walk_;
 
     // Jobs in the system (queued or running) and the running integral of their count (job-seconds).
     std::vector<JobIdx> active_;
+    std::vector<JobIdx> waiting_;  // those queued
+    std::vector<JobIdx> touched_;  // started, renewed or let go by the last call: their state is synced next call
     double count_integral_ = 0;
     Time integral_at_ = 0;
 
     // Per job (grown on arrival).
     std::vector<std::uint32_t> active_pos_;
     std::vector<Arrival> arrival_;
+    std::vector<std::uint32_t> waiting_pos_;
     std::vector<Time> lease_end_;    // kExpired while its expired lease is being auctioned
     std::vector<Time> declined_at_;  // the instant its start was last declined
 
@@ -126,6 +141,7 @@ private:
     std::vector<Standing> standings_;
     std::vector<Bid> bids_;
     std::vector<int> pool_;
+    std::vector<int> demand_;
     std::vector<std::pair<JobIdx, GpuTypeIdx>> winners_;
     int smallest_gang_ = 0;  // of this call's bidders
     DesiredState desired_;
