@@ -7,8 +7,10 @@
 // the job's fastest type; a bidder's gain = log((age + lease + restart + R/rate) / (age + time left on
 // the type)): only the numerators of the two rho's, as T_id cancels.
 #include "test_support.hpp"
+#include "traces/random.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <utility>
 #include <vector>
@@ -232,6 +234,44 @@ TEST_CASE("themis: the auction puts each job on the type that improves its rho m
         const unsigned preempted[] = {1, 0};
         check_schedule(in, o, start, finish, preempted);
         CHECK(o.jobs[0].migrations == 1);
+    }
+}
+
+TEST_CASE("themis: the fast path gives the full ranking's schedule", "[schedule][themis]") {
+    // 2,000 jobs of 1, 2 or 4 GPUs, two models, on 4 fast and 4 slow GPUs (2 nodes each), overloaded and
+    // at about 0.6, lease 30 s: many expired leases, moves between the types, preemptions, and calls where
+    // every bidder fits. Every finish time, preemption and move must match with full_walk=true.
+    for (const double gap : {20.0, 40.0}) {  // overloaded; about 0.6
+        std::string csv = "job_id,submit_time,num_gpus,duration,model,gpu_type\n";
+        Rng rng(11, "test/themis");
+        double t = 0;
+        for (int i = 0; i < 2000; ++i) {
+            t += rng.exponential(1.0 / gap);
+            csv += fmt::format("j{},{:.3f},{},{:.3f},{},fast\n", i, t, 1 << rng.below(3), 1 + rng.exponential(1.0 / 60),
+                               rng.below(2) == 0 ? "m" : "n");
+        }
+        const auto in = inputs_from_text(R"({"gpu_types": {"fast": {}, "slow": {}},
+            "node_types": {"f": {"gpu_type": "fast", "gpus": 2}, "s": {"gpu_type": "slow", "gpus": 2}},
+            "racks": [{"node_type": "f", "nodes": 2}, {"node_type": "s", "nodes": 2}]})",
+                                         R"({"models": {"m": {"throughput": {"fast": 3, "slow": 1}},
+                                                        "n": {"throughput": {"fast": 1.5, "slow": 1}}}})",
+                                         csv);
+        for (const double restart : {0.0, 2.0}) {
+            INFO("mean gap " << gap << " s, restart cost " << restart);
+            const auto fast = run_themis(in, {"lease=30"}, restart);
+            const auto full = run_themis(in, {"lease=30", "full_walk=true"}, restart);
+            REQUIRE(fast.summary.finished == 2000);
+            CHECK(fast.summary.preemptions > 100);
+            std::size_t differ = 0, moves = 0;
+            for (std::size_t j = 0; j < fast.jobs.size(); ++j) {
+                const JobInfo &a = fast.jobs[j], &b = full.jobs[j];
+                differ += a.finish != b.finish || a.preemptions != b.preemptions || a.migrations != b.migrations;
+                moves += fast.jobs[j].migrations;
+            }
+            CHECK(differ == 0);
+            CHECK(moves > 50);
+            CHECK(fast.stats.policy_calls == full.stats.policy_calls);
+        }
     }
 }
 
