@@ -32,10 +32,10 @@ void ThemisPolicy::grow(JobIdx j) {
     waiting_pos_.resize(n, kNotWaiting);
     arrival_.resize(n);
     lease_end_.resize(n, kExpired);
-    declined_at_.resize(n, kExpired);
+    declined_at_.resize(n, kNever);
 }
 
-void ThemisPolicy::track_arrivals_and_finishes(const ClusterView& view, const Changes& changes) {
+void ThemisPolicy::track_changes(const ClusterView& view, const Changes& changes) {
     // The count's integral up to now, before this instant's completions and arrivals change the count.
     count_integral_ += static_cast<double>(active_.size()) * to_seconds(view.now() - integral_at_);
     integral_at_ = view.now();
@@ -62,7 +62,7 @@ void ThemisPolicy::track_arrivals_and_finishes(const ClusterView& view, const Ch
         for (JobIdx j : list) sync_waiting(view, j);
     touched_.clear();
     if (waiting_.size() + view.running_jobs().size() != active_.size())
-        throw InternalError(fmt::format("policy themis: {} jobs in the system, {} running and {} waiting known to the policy",
+        throw InternalError(fmt::format("policy themis: {} jobs in the system, {} running and {} waiting known to it",
                                         active_.size(), view.running_jobs().size(), waiting_.size()));
 }
 
@@ -215,7 +215,7 @@ void ThemisPolicy::emit_winners(const ClusterView& view, Decisions& out, bool on
         const Time sa = view.job(a.first).submit, sb = view.job(b.first).submit;
         return sa != sb ? sa < sb : a.first < b.first;
     });
-    if (only_starts) {  // every expired lease is renewed in place: the same actions without visiting the running jobs
+    if (only_starts) {  // every expired lease is renewed in place: the same actions, without the running jobs
         for (const auto& [j, t] : winners_)
             if (view.job(j).state != JobState::Running) out.start(j, t, view.job(j).num_gpus);
     } else {  // leases still running are kept; expired leases that lost are preempted, those moving restarted
@@ -335,7 +335,7 @@ void ThemisPolicy::choose_winners(const ClusterView& view) {
 }
 
 void ThemisPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
-    track_arrivals_and_finishes(view, changes);
+    track_changes(view, changes);
     collect_expired_leases(view);
     const std::size_t waiting = waiting_.size();
     bool free = false;

@@ -87,7 +87,8 @@ private:
     };
 
     void grow(JobIdx j);
-    void track_arrivals_and_finishes(const ClusterView& view, const Changes& changes);
+    /// Arrivals and completions (the count's integral, the jobs in the system), declines, the waiting set.
+    void track_changes(const ClusterView& view, const Changes& changes);
     void collect_expired_leases(const ClusterView& view);
     void grant_lease(Time now, JobIdx j);
     Standing standing(const ClusterView& view, const RateModel& rates, Time now, JobIdx j) const;
@@ -103,6 +104,7 @@ private:
     double restart_on(const ClusterView& view, JobIdx j, GpuTypeIdx t, const Allocation* from) const;
     /// The pool type where job j finishes soonest, with its finish in s from now; false if none has room.
     bool best_type(const ClusterView& view, JobIdx j, GpuTypeIdx& type, double& finish) const;
+    /// The full decision: every job's rho, the candidates, the auction and the leftover.
     void auction(const ClusterView& view, Decisions& out);
     /// The fast path: true (winners_ filled) when the auction's outcome is known without ranking the jobs.
     bool everyone_gets_the_best_type(const ClusterView& view);
@@ -110,6 +112,7 @@ private:
     /// and grants the winners their leases. `only_starts`: the fast path's, where every expired lease is
     /// renewed in place.
     void emit_winners(const ClusterView& view, Decisions& out, bool only_starts);
+    /// Puts job j in the waiting set or takes it out, as its state says.
     void sync_waiting(const ClusterView& view, JobIdx j);
     /// The auction and the leftover over standings_: fills winners_.
     void choose_winners(const ClusterView& view);

@@ -278,7 +278,8 @@ TEST_CASE("themis: the fast path gives the full ranking's schedule", "[schedule]
 TEST_CASE("themis: parameters are checked", "[bad-input][themis]") {
     const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
                                      "job_id,submit_time,num_gpus,duration\nA,0,1,1\n");
-    CHECK_THROWS_WITH(run_themis(in, {"f=1"}), Catch::Contains("policy themis: parameter f: expected a number in [0, 1)"));
+    CHECK_THROWS_WITH(run_themis(in, {"f=1"}),
+                      Catch::Contains("policy themis: parameter f: expected a number in [0, 1)"));
     CHECK_THROWS_WITH(run_themis(in, {"f=-0.1"}), Catch::Contains("policy themis: parameter f"));
     CHECK_THROWS_WITH(run_themis(in, {"lease=0"}), Catch::Contains("policy themis: parameter lease"));
     CHECK_THROWS_WITH(run_themis(in, {"margin=-1"}), Catch::Contains("policy themis: parameter margin"));
