@@ -19,11 +19,15 @@ namespace {
 constexpr Time kExpired = -1;
 /// waiting_pos_ of a job that is not waiting.
 constexpr std::uint32_t kNotWaiting = UINT32_MAX;
+/// No standing excluded from an auction.
+constexpr std::uint32_t kNoStanding = UINT32_MAX;
+/// No type won.
+constexpr GpuTypeIdx kNoType = std::numeric_limits<GpuTypeIdx>::max();
 
 }  // namespace
 
-ThemisPolicy::ThemisPolicy(double fairness, double lease_s, double margin_s, bool full_walk)
-    : fairness_(fairness), lease_(to_time(lease_s)), margin_(margin_s), full_walk_(full_walk) {}
+ThemisPolicy::ThemisPolicy(double fairness, double lease_s, double margin_s, bool payments, bool full_walk)
+    : fairness_(fairness), lease_(to_time(lease_s)), margin_(margin_s), payments_(payments), full_walk_(full_walk) {}
 
 void ThemisPolicy::grow(JobIdx j) {
     if (j < active_pos_.size()) return;
@@ -96,8 +100,8 @@ void ThemisPolicy::collect_expired_leases(const ClusterView& view) {
     }
 }
 
-void ThemisPolicy::grant_lease(Time now, JobIdx j) {
-    lease_end_[j] = now + lease_;
+void ThemisPolicy::grant_lease(Time now, JobIdx j, Time length) {
+    lease_end_[j] = now + length;
     leases_.push_back({lease_end_[j], j});
     std::push_heap(leases_.begin(), leases_.end(), std::greater<>{});
 }
@@ -124,13 +128,14 @@ double ThemisPolicy::finish_on(const ClusterView& view, JobIdx j, GpuTypeIdx t) 
     return restart_on(view, j, t, &held) + margin_ + remaining / rate;  // a move: only for more than the margin
 }
 
-bool ThemisPolicy::best_type(const ClusterView& view, JobIdx j, GpuTypeIdx& type, double& finish) const {
+bool ThemisPolicy::best_type(const ClusterView& view, JobIdx j, std::span<const int> pool, GpuTypeIdx& type,
+                             double& finish) const {
     const JobInfo& job = view.job(j);
     const bool running = job.state == JobState::Running;
     bool found = false;
     for (GpuTypeMask m = job.runnable; m != 0; m &= m - 1) {
         const auto t = static_cast<GpuTypeIdx>(std::countr_zero(m));
-        if (pool_[t] < job.num_gpus) continue;
+        if (pool[t] < job.num_gpus) continue;
         const double f = finish_on(view, j, t);
         // Ties: a running job stays where it is, else the first type in cluster order.
         if (!found || f < finish || (f == finish && running && t == job.gpu_type)) {
@@ -158,27 +163,87 @@ ThemisPolicy::Standing ThemisPolicy::standing(const ClusterView& view, const Rat
             running ? lease_end_[j] == kExpired : declined_at_[j] != now};
 }
 
-bool ThemisPolicy::bid(const ClusterView& view, std::uint32_t i, Bid& out) const {
+double ThemisPolicy::wait_finish(const ClusterView& view, JobIdx j) const {
+    // Without GPUs now it waits (at least) a lease, then restarts on its fastest type.
+    const JobInfo& job = view.job(j);
+    const Arrival& a = arrival_[j];
+    return to_seconds(view.now() - job.submit) + to_seconds(lease_) + restart_on(view, j, a.fastest, nullptr) +
+           job.remaining_at(view.now()) / a.fastest_rate;
+}
+
+bool ThemisPolicy::bid(const ClusterView& view, std::uint32_t i, std::span<const int> pool, Bid& out) const {
     const Standing& s = standings_[i];
     GpuTypeIdx t = 0;
     double finish = 0;
-    if (!best_type(view, s.job, t, finish)) return false;
-    const JobInfo& job = view.job(s.job);
-    const Arrival& a = arrival_[s.job];
-    const double age = to_seconds(view.now() - job.submit);
-    // Without GPUs now it waits (at least) a lease, then restarts on its fastest type.
-    const double wait_finish = age + to_seconds(lease_) + restart_on(view, s.job, a.fastest, nullptr) +
-                               job.remaining_at(view.now()) / a.fastest_rate;
-    const double gain = std::log(wait_finish / (age + finish));
+    if (!best_type(view, s.job, pool, t, finish)) return false;
+    const double age = to_seconds(view.now() - view.job(s.job).submit);
+    const double gain = std::log(wait_finish(view, s.job) / (age + finish));
     if (!(gain > 0)) return false;
     out = {gain, s.submit, s.job, t, i};
     return true;
 }
 
+template <class Won>
+void ThemisPolicy::greedy_auction(const ClusterView& view, std::uint32_t candidates, std::uint32_t excluded,
+                                  std::vector<int>& pool, Won won) {
+    const auto lower = [](const Bid& a, const Bid& b) {  // heap order: largest gain, then earlier, then trace order
+        if (a.gain != b.gain) return a.gain < b.gain;
+        if (a.submit != b.submit) return a.submit > b.submit;
+        return a.job > b.job;
+    };
+    bids_.clear();
+    for (std::uint32_t i = 0; i < candidates; ++i) {
+        Bid b;
+        if (i != excluded && standings_[i].bidder && bid(view, i, pool, b)) bids_.push_back(b);
+    }
+    std::make_heap(bids_.begin(), bids_.end(), lower);
+    while (!bids_.empty()) {
+        std::pop_heap(bids_.begin(), bids_.end(), lower);
+        const Bid b = bids_.back();
+        bids_.pop_back();
+        if (pool[b.type] >= view.job(b.job).num_gpus) {
+            pool[b.type] -= view.job(b.job).num_gpus;
+            won(b.standing, b.type);
+        } else if (Bid again; bid(view, b.standing, pool, again)) {  // its type was taken: bid on what is left
+            bids_.push_back(again);
+            std::push_heap(bids_.begin(), bids_.end(), lower);
+        }
+    }
+}
+
+void ThemisPolicy::charge_payments(const ClusterView& view, std::uint32_t candidates) {
+    // The partial-allocation mechanism's hidden payment: winner w keeps its gang for the fraction
+    // c_w = prod_{j != w} v_j(O) / v_j(O_-w) of the lease, v = 1/rho, O the auction's outcome and O_-w the
+    // outcome without w, over the candidates that bid. T_id cancels: v_j(O) / v_j(O_-w) is the ratio of
+    // j's finish times (its time to finish on what it won, or waiting a lease when it won nothing).
+    const auto finish_in = [&](std::uint32_t i, GpuTypeIdx t) {
+        const JobIdx j = standings_[i].job;
+        return t == kNoType ? wait_finish(view, j) : to_seconds(view.now() - view.job(j).submit) + finish_on(view, j, t);
+    };
+    finish_with_.resize(candidates);
+    for (std::uint32_t i = 0; i < candidates; ++i)
+        if (standings_[i].bidder) finish_with_[i] = finish_in(i, auction_type_[i]);
+    for (std::size_t k = 0; k < auction_winners_.size(); ++k) {
+        const std::uint32_t w = auction_winners_[k];
+        other_pool_ = pool_before_;
+        other_type_.assign(candidates, kNoType);
+        greedy_auction(view, candidates, w, other_pool_, [&](std::uint32_t i, GpuTypeIdx t) { other_type_[i] = t; });
+        double log_share = 0;
+        for (std::uint32_t i = 0; i < candidates; ++i)
+            if (i != w && standings_[i].bidder) log_share += std::log(finish_in(i, other_type_[i]) / finish_with_[i]);
+        const double share = std::min(1.0, std::exp(log_share));
+        winners_[k].lease = std::max<Time>(1, static_cast<Time>(std::llround(share * static_cast<double>(lease_))));
+    }
+}
+
 void ThemisPolicy::take(const ClusterView& view, std::uint32_t i, GpuTypeIdx t) {
     pool_[t] -= view.job(standings_[i].job).num_gpus;
+    record_win(i, t);
+}
+
+void ThemisPolicy::record_win(std::uint32_t i, GpuTypeIdx t) {
     standings_[i].won = true;
-    winners_.push_back({standings_[i].job, t});
+    winners_.push_back({standings_[i].job, t, lease_});
 }
 
 bool ThemisPolicy::pool_fits_smallest_gang() const {
@@ -211,23 +276,23 @@ void ThemisPolicy::auction(const ClusterView& view, Decisions& out) {
 
 void ThemisPolicy::emit_winners(const ClusterView& view, Decisions& out, bool only_starts) {
     // Starts in order of submission (not of winning), so the fast path's starts are the auction's.
-    std::sort(winners_.begin(), winners_.end(), [&](const auto& a, const auto& b) {
-        const Time sa = view.job(a.first).submit, sb = view.job(b.first).submit;
-        return sa != sb ? sa < sb : a.first < b.first;
+    std::sort(winners_.begin(), winners_.end(), [&](const Winner& a, const Winner& b) {
+        const Time sa = view.job(a.job).submit, sb = view.job(b.job).submit;
+        return sa != sb ? sa < sb : a.job < b.job;
     });
     if (only_starts) {  // every expired lease is renewed in place: the same actions, without the running jobs
-        for (const auto& [j, t] : winners_)
-            if (view.job(j).state != JobState::Running) out.start(j, t, view.job(j).num_gpus);
+        for (const Winner& w : winners_)
+            if (view.job(w.job).state != JobState::Running) out.start(w.job, w.type, view.job(w.job).num_gpus);
     } else {  // leases still running are kept; expired leases that lost are preempted, those moving restarted
         desired_.clear();
         for (JobIdx j : view.running_jobs())
             if (lease_end_[j] != kExpired) desired_.keep(j);
-        for (const auto& [j, t] : winners_) desired_.want(j, t, view.job(j).num_gpus);
+        for (const Winner& w : winners_) desired_.want(w.job, w.type, view.job(w.job).num_gpus);
         desired_.emit(view, out);
     }
-    for (const auto& [j, t] : winners_) {
-        grant_lease(view.now(), j);
-        touched_.push_back(j);
+    for (const Winner& w : winners_) {
+        grant_lease(view.now(), w.job, w.lease);
+        touched_.push_back(w.job);
     }
     touched_.insert(touched_.end(), expired_.begin(), expired_.end());
 }
@@ -246,17 +311,17 @@ bool ThemisPolicy::everyone_gets_the_best_type(const ClusterView& view) {
     for (JobIdx j : expired_) {
         GpuTypeIdx t = 0;
         double finish = 0;
-        if (!best_type(view, j, t, finish) || t != view.job(j).gpu_type) return false;
-        winners_.push_back({j, t});
+        if (!best_type(view, j, pool_, t, finish) || t != view.job(j).gpu_type) return false;
+        winners_.push_back({j, t, lease_});
     }
     for (JobIdx j : waiting_) {
         if (declined_at_[j] == view.now()) continue;
         GpuTypeIdx t = 0;
         double finish = 0;
-        if (!best_type(view, j, t, finish)) return false;
+        if (!best_type(view, j, pool_, t, finish)) return false;
         demand_[t] += view.job(j).num_gpus;
         if (demand_[t] > view.free_gpus(t)) return false;
-        winners_.push_back({j, t});
+        winners_.push_back({j, t, lease_});
     }
     return true;
 }
@@ -276,28 +341,19 @@ void ThemisPolicy::choose_winners(const ClusterView& view) {
     if (candidates < m) std::nth_element(first, split, standings_.end(), ahead);
 
     // Greedy auction among the candidates' bids.
-    const auto lower = [](const Bid& a, const Bid& b) {  // heap order: largest gain, then earlier, then trace order
-        if (a.gain != b.gain) return a.gain < b.gain;
-        if (a.submit != b.submit) return a.submit > b.submit;
-        return a.job > b.job;
-    };
-    bids_.clear();
-    for (std::uint32_t i = 0; i < candidates; ++i) {
-        Bid b;
-        if (standings_[i].bidder && bid(view, i, b)) bids_.push_back(b);
+    if (payments_) {
+        pool_before_ = pool_;
+        auction_type_.assign(candidates, kNoType);
+        auction_winners_.clear();
     }
-    std::make_heap(bids_.begin(), bids_.end(), lower);
-    while (!bids_.empty()) {
-        std::pop_heap(bids_.begin(), bids_.end(), lower);
-        const Bid b = bids_.back();
-        bids_.pop_back();
-        if (pool_[b.type] >= view.job(b.job).num_gpus) {
-            take(view, b.standing, b.type);
-        } else if (Bid again; bid(view, b.standing, again)) {  // its type was taken: bid again on what is left
-            bids_.push_back(again);
-            std::push_heap(bids_.begin(), bids_.end(), lower);
+    greedy_auction(view, static_cast<std::uint32_t>(candidates), kNoStanding, pool_, [&](std::uint32_t i, GpuTypeIdx t) {
+        record_win(i, t);
+        if (payments_) {
+            auction_type_[i] = t;
+            auction_winners_.push_back(i);
         }
-    }
+    });
+    if (payments_ && !auction_winners_.empty()) charge_payments(view, static_cast<std::uint32_t>(candidates));
 
     // Leftover, by rho descending, to every bidder still without GPUs (work conservation): first the
     // candidates whose bids lost, then the others (popped from a heap: usually few GPUs are left).
@@ -311,7 +367,7 @@ void ThemisPolicy::choose_winners(const ClusterView& view) {
         double finish = 0;
         if (job.state == JobState::Running && pool_[job.gpu_type] >= job.num_gpus)
             take(view, i, job.gpu_type);
-        else if (best_type(view, s.job, t, finish))
+        else if (best_type(view, s.job, pool_, t, finish))
             take(view, i, t);
     };
     if (!pool_fits_smallest_gang()) return;
@@ -349,12 +405,14 @@ void ThemisPolicy::decide(const ClusterView& view, const Changes& changes, Decis
             auction(view, out);
         }
     } else {
-        for (JobIdx j : expired_) grant_lease(view.now(), j);  // nobody bids against them: renewed in place
+        for (JobIdx j : expired_) grant_lease(view.now(), j, lease_);  // nobody bids against them: renewed in place
     }
     expired_.clear();
     // Every `lease` seconds (on a grid from time 0) while jobs run: expired leases are auctioned at the
     // first decision after their end, so lease ends cost no call of their own.
     if (!view.running_jobs().empty() || !out.actions.empty()) out.next_call = (view.now() / lease_ + 1) * lease_;
+    // Leases cut short by a payment end between the grid's decisions: each end is a decision of its own.
+    if (payments_ && !leases_.empty()) out.next_call = std::min(out.next_call, leases_.front().first);
 }
 
 }  // namespace dlsim

@@ -47,6 +47,7 @@
 #include "policies/desired_state.hpp"
 #include "policies/policy.hpp"
 
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -56,8 +57,9 @@ class ThemisPolicy final : public Policy {
 public:
     /// `fairness`: Themis's f in [0, 1); `lease_s`: seconds, > 0; `margin_s`: a running job moves to
     /// another type only when it finishes sooner there by more than the restart cost plus this;
+    /// `payments`: auction winners keep their GPUs for the partial-allocation share of the lease;
     /// `full_walk`: rank every job at every decision (the reference the fast path is tested against).
-    ThemisPolicy(double fairness, double lease_s, double margin_s, bool full_walk = false);
+    ThemisPolicy(double fairness, double lease_s, double margin_s, bool payments = false, bool full_walk = false);
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
@@ -77,6 +79,12 @@ private:
         double type_gpus;       ///< W: GPUs of that type
         GpuTypeIdx fastest;
     };
+    /// A job given GPUs by this call, and the length of its lease.
+    struct Winner {
+        JobIdx job;
+        GpuTypeIdx type;
+        Time lease;
+    };
     /// A bid in the auction: the job's largest gain and the type it is for.
     struct Bid {
         double gain;
@@ -90,12 +98,23 @@ private:
     /// Arrivals and completions (the count's integral, the jobs in the system), declines, the waiting set.
     void track_changes(const ClusterView& view, const Changes& changes);
     void collect_expired_leases(const ClusterView& view);
-    void grant_lease(Time now, JobIdx j);
+    void grant_lease(Time now, JobIdx j, Time length);
     Standing standing(const ClusterView& view, const RateModel& rates, Time now, JobIdx j) const;
+    /// Seconds from job j's arrival to its finish if it gets nothing now (rho_old's numerator).
+    double wait_finish(const ClusterView& view, JobIdx j) const;
     /// Candidate i's bid: its gain on the pool type where it finishes soonest, if it gains there at all.
-    bool bid(const ClusterView& view, std::uint32_t i, Bid& out) const;
-    /// Standing i takes its gang on type t.
+    bool bid(const ClusterView& view, std::uint32_t i, std::span<const int> pool, Bid& out) const;
+    /// The greedy auction among the first `candidates` standings (but `excluded`) on `pool`, which it
+    /// uses up: calls won(standing, type) for each winner, in winning order.
+    template <class Won>
+    void greedy_auction(const ClusterView& view, std::uint32_t candidates, std::uint32_t excluded,
+                        std::vector<int>& pool, Won won);
+    /// Shortens the auction winners' leases by their hidden payments (payments=true).
+    void charge_payments(const ClusterView& view, std::uint32_t candidates);
+    /// Standing i takes its gang on type t from the pool.
     void take(const ClusterView& view, std::uint32_t i, GpuTypeIdx t);
+    /// Standing i won type t (the pool is already charged).
+    void record_win(std::uint32_t i, GpuTypeIdx t);
     /// Whether some bidder's gang fits in the pool by count.
     bool pool_fits_smallest_gang() const;
     /// Seconds from now to job j's finish on a gang of type t (restart included).
@@ -103,7 +122,8 @@ private:
     /// Restart seconds the run's model charges job j for a (re)start on type t, from `from` (nullptr: queued).
     double restart_on(const ClusterView& view, JobIdx j, GpuTypeIdx t, const Allocation* from) const;
     /// The pool type where job j finishes soonest, with its finish in s from now; false if none has room.
-    bool best_type(const ClusterView& view, JobIdx j, GpuTypeIdx& type, double& finish) const;
+    bool best_type(const ClusterView& view, JobIdx j, std::span<const int> pool, GpuTypeIdx& type,
+                   double& finish) const;
     /// The full decision: every job's rho, the candidates, the auction and the leftover.
     void auction(const ClusterView& view, Decisions& out);
     /// The fast path: true (winners_ filled) when the auction's outcome is known without ranking the jobs.
@@ -120,6 +140,7 @@ private:
     double fairness_;
     Time lease_;
     double margin_;
+    bool payments_;
     bool full_walk_;
 
     // Jobs in the system (queued or running) and the running integral of their count (job-seconds).
@@ -145,7 +166,13 @@ private:
     std::vector<Bid> bids_;
     std::vector<int> pool_;
     std::vector<int> demand_;
-    std::vector<std::pair<JobIdx, GpuTypeIdx>> winners_;
+    std::vector<Winner> winners_;
+    // Payments' scratch: the pool before the auction, each candidate's type won (kNoType: none) with and
+    // without one winner, its finish time with it, and the auction's winners in winning order.
+    std::vector<int> pool_before_, other_pool_;
+    std::vector<GpuTypeIdx> auction_type_, other_type_;
+    std::vector<double> finish_with_;
+    std::vector<std::uint32_t> auction_winners_;
     int smallest_gang_ = 0;  // of this call's bidders
     DesiredState desired_;
     mutable Allocation probe_;  // "g GPUs of type t" for the restart model
