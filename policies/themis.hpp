@@ -30,14 +30,23 @@
 //   - Winners hold a lease of `lease` seconds; a running job is never preempted before its lease ends.
 //     An expired lease that wins again keeps its GPUs (no restart) or moves to a type where it finishes
 //     sooner by more than the restart cost plus `margin` (DESIGN.md's rule for preemptive policies); a
-//     loser is preempted. The lease is the hysteresis: a job is preempted or moved at most once per lease.
+//     loser is preempted. The lease is the hysteresis: a job is preempted or moved at most once per lease
+//     (without payments).
 //     On a heterogeneous cluster the fast GPUs do rotate, lease by lease, among the most unfair jobs (as in
 //     Gavel's finish-time-fair rounds): on the policy-zoo trace of README (20,000 jobs, 108 GPUs of 3
 //     types) that is about 20 moves per job.
-// Not implemented: the hidden payment (§9's optional `payments`; gangs would need its fraction
-// rounded), bundles of several gangs per job (gangs are rigid), and the agents' placement-aware bids
-// (the engine's placer places each gang). Ties: earlier submission, then trace order.
-// Cost: at most one auction per arrival, completion or `lease` seconds (not one per lease end). A call
+//   - payments=true (off by default; POLICIES.md §9's optional PA hidden payment): an auction winner w keeps
+//     its gang for the share c_w = prod_{j != w} v_j(O) / v_j(O_-w) of the lease (v = 1/rho over the
+//     candidates that bid, O_-w the greedy auction rerun without w), then its GPUs are auctioned again at
+//     that instant. Rigid gangs cannot keep a fraction of their GPUs, so the payment is taken in time, not
+//     GPUs (§9: "the fraction must be rounded" for gangs). Leftover winners pay nothing. Caveat, measured:
+//     on the same 20,000-job trace, lease ends scattered in time rarely free 8 GPUs at once, so 8-GPU gangs
+//     starve (their mean JCT 2,984 h against 322 h without payments; rho max 129) and every lease end is a
+//     decision (2.7 M calls, 73 s against 87 k and 2 s).
+// Not implemented: bundles of several gangs per job (gangs are rigid) and the agents' placement-aware
+// bids (the engine's placer places each gang). Ties: earlier submission, then trace order.
+// Cost: at most one auction per arrival, completion or `lease` seconds (not one per lease end; with
+// payments also one per lease cut short, each rerunning the auction once per auction winner). A call
 // with no expired lease and no free GPU is O(changes + expiries x log). When every waiting job's best type
 // has room for all who want it and no expired lease would move (the common call of a loaded but not
 // saturated cluster), the outcome is known without ranking: O((waiting + expired) x types). Otherwise
