@@ -218,7 +218,8 @@ void ThemisPolicy::charge_payments(const ClusterView& view, std::uint32_t candid
     // j's finish times (its time to finish on what it won, or waiting a lease when it won nothing).
     const auto finish_in = [&](std::uint32_t i, GpuTypeIdx t) {
         const JobIdx j = standings_[i].job;
-        return t == kNoType ? wait_finish(view, j) : to_seconds(view.now() - view.job(j).submit) + finish_on(view, j, t);
+        if (t == kNoType) return wait_finish(view, j);
+        return to_seconds(view.now() - view.job(j).submit) + finish_on(view, j, t);
     };
     finish_with_.resize(candidates);
     for (std::uint32_t i = 0; i < candidates; ++i)
@@ -332,7 +333,7 @@ void ThemisPolicy::choose_winners(const ClusterView& view) {
         if (a.submit != b.submit) return a.submit < b.submit;
         return a.job < b.job;
     };
-    // The ceil((1 - f) M) most unfair jobs (the epsilon keeps (1 - 0.8) x 10 from rounding up to 3).
+    // The ceil((1 - f) M) most unfair jobs (the epsilon keeps (1 - 0.7) x 10 = 3.0000000000000004 from rounding up to 4).
     const std::size_t m = standings_.size();
     const auto offered = static_cast<std::size_t>(std::ceil((1.0 - fairness_) * static_cast<double>(m) - 1e-9));
     const std::size_t candidates = std::clamp<std::size_t>(offered, 1, m);
@@ -346,14 +347,15 @@ void ThemisPolicy::choose_winners(const ClusterView& view) {
         auction_type_.assign(candidates, kNoType);
         auction_winners_.clear();
     }
-    greedy_auction(view, static_cast<std::uint32_t>(candidates), kNoStanding, pool_, [&](std::uint32_t i, GpuTypeIdx t) {
+    const auto in_auction = static_cast<std::uint32_t>(candidates);
+    greedy_auction(view, in_auction, kNoStanding, pool_, [&](std::uint32_t i, GpuTypeIdx t) {
         record_win(i, t);
         if (payments_) {
             auction_type_[i] = t;
             auction_winners_.push_back(i);
         }
     });
-    if (payments_ && !auction_winners_.empty()) charge_payments(view, static_cast<std::uint32_t>(candidates));
+    if (payments_ && !auction_winners_.empty()) charge_payments(view, in_auction);
 
     // Leftover, by rho descending, to every bidder still without GPUs (work conservation): first the
     // candidates whose bids lost, then the others (popped from a heap: usually few GPUs are left).
