@@ -333,7 +333,8 @@ void ThemisPolicy::choose_winners(const ClusterView& view) {
         if (a.submit != b.submit) return a.submit < b.submit;
         return a.job < b.job;
     };
-    // The ceil((1 - f) M) most unfair jobs (the epsilon keeps (1 - 0.7) x 10 = 3.0000000000000004 from rounding up to 4).
+    // The ceil((1 - f) M) most unfair jobs (the epsilon keeps (1 - 0.7) x 10 = 3.0000000000000004 from
+    // rounding up to 4).
     const std::size_t m = standings_.size();
     const auto offered = static_cast<std::size_t>(std::ceil((1.0 - fairness_) * static_cast<double>(m) - 1e-9));
     const std::size_t candidates = std::clamp<std::size_t>(offered, 1, m);
