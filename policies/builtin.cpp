@@ -14,6 +14,7 @@
 #include "policies/spread_placer.hpp"
 #include "policies/srtf.hpp"
 #include "policies/strict_locality_placer.hpp"
+#include "policies/themis.hpp"
 #include "policies/tiresias.hpp"
 #include "policies/tiresias_gittins.hpp"
 #include "policies/topology_aware_placer.hpp"
@@ -581,6 +582,34 @@ void register_builtin_policies(PolicyRegistry& r) {
            [](const Params& p) {
                return std::make_unique<DrfPolicy>(parse_type_order(p.get("type_order")), DrfPrincipal::Job, true,
                                                   std::vector<double>{}, false, 0.0);
+           }});
+    r.add({"themis",
+           "finish-time-fair leases (Themis, NSDI'20, approximated): the ceil((1-f) M) most unfair "
+           "jobs bid for free and expired-lease GPUs in a greedy auction (largest log rho improvement), the rest "
+           "go by rho; no preemption within a lease",
+           {{"f", ParamType::Double, "0.8",
+             "fairness knob in [0, 1): the share 1 - f of jobs with the largest finish-time fairness rho is offered "
+             "GPUs first (0: every job bids)",
+             {}},
+            {"lease", ParamType::Double, "600",
+             "seconds a won allocation is held at least (> 0); it is auctioned at the next decision after that "
+             "(arrivals, completions and every lease seconds)",
+             {}},
+            margin_param("seconds: a job whose lease expired moves to another GPU type only when it finishes sooner "
+                         "there by more than the restart cost plus this"),
+            {"payments", ParamType::Bool, "false",
+             "the partial-allocation auction's hidden payment: an auction winner keeps its GPUs for the share "
+             "prod v_j(with it) / v_j(without it) of the lease (v = 1/rho of the other bidders); the rest is "
+             "auctioned when it ends",
+             {}},
+            full_walk_param()},
+           [](const Params& p) {
+               const double f = p.get_double("f");
+               if (!(f >= 0 && f < 1))
+                   throw InputError(fmt::format("policy themis: parameter f: expected a number in [0, 1), got {}", f));
+               const double lease = number_in(p, "policy themis", "lease", 1e-6, 1e9, "seconds in [1e-6, 1e9]");
+               return std::make_unique<ThemisPolicy>(f, lease, margin_of(p, "policy themis"), p.get_bool("payments"),
+                                                     p.get_bool("full_walk"));
            }});
     r.add(vc_quota_entry("vc-quota",
                          "virtual clusters with GPU quotas: hard partitions (Helios) or borrowing of idle quota with "
