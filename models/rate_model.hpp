@@ -4,9 +4,11 @@
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace dlsim {
@@ -27,11 +29,25 @@ public:
     /// lists. nullopt when neither the cluster nor the profile knows the name.
     std::optional<double> single_by_name(ModelIdx m, std::string_view type_name) const;
 
+    /// Space sharing: the single-GPU rates of `a` and `b` co-located on one GPU of type t, {a's, b's},
+    /// from the profile's `pairs` (listed under either model); nullopt when the pair was not measured there.
+    std::optional<std::array<double, 2>> pair(ModelIdx a, ModelIdx b, GpuTypeIdx t) const;
+    /// Whether the profile measured any pair (policies skip looking for partners otherwise).
+    bool has_pairs() const { return !pairs_.empty(); }
+
 private:
+    struct PairEntry {
+        ModelIdx a, b;
+        GpuTypeIdx t;
+        std::array<double, 2> rates;  // a's, b's
+        auto key() const { return std::tuple(a, b, t); }
+    };
+
     const Cluster* cluster_;
     const ProfileSet* profiles_;
     std::size_t num_types_;
     std::vector<double> table_;  ///< model-major: table_[m * num_types_ + t]
+    std::vector<PairEntry> pairs_;  ///< both orders of every measured pair, sorted by (a, b, t)
 };
 
 }  // namespace dlsim
