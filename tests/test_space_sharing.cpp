@@ -9,6 +9,7 @@
 #include "sim/metrics.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 using namespace dlsim;
 using namespace dlsim::test;
