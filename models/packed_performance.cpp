@@ -17,34 +17,19 @@ std::optional<std::array<double, 2>> PackedPerformance::factors(const RateModel&
     return std::array<double, 2>{(*pair)[0] / alone_a, (*pair)[1] / alone_b};
 }
 
-PackedPerformance::Job& PackedPerformance::job(JobIdx j) {
-    if (j >= jobs_.size()) jobs_.resize(static_cast<std::size_t>(j) + 1);
-    return jobs_[j];
-}
-
-void PackedPerformance::scale(std::vector<RateChange>& changed, std::size_t first, JobIdx also) {
-    bool reported = also == kNoPartner;
-    for (std::size_t i = first; i < changed.size(); ++i) {
-        Job& x = job(changed[i].job);
-        x.inner = changed[i].rate;
-        changed[i].rate *= x.factor;
-        reported = reported || changed[i].job == also;
-    }
-    if (!reported) changed.push_back({also, job(also).inner * job(also).factor});
-}
-
 void PackedPerformance::allocated(Time now, JobIdx j, ModelIdx model, const Allocation& a,
                                   std::vector<RateChange>& changed) {
     const std::size_t first = changed.size();
-    job(j).model = model;
-    job(j).factor = 1;
+    Job& me = job(j);
+    me.model = model;
+    me.factor = 1;
     if (a.packed()) {
-        const auto f = factors(rates_, model, job(a.partner).model, a.gpu_type);
+        const auto f = factors(rates_, model, jobs_[a.partner].model, a.gpu_type);  // allocated before j
         if (!f)
             throw InternalError(fmt::format("job {} packed with job {} on GPU type {}, for which the profile has "
                                             "no pair throughput", j, a.partner, a.gpu_type));
-        job(j).factor = (*f)[0];
-        job(a.partner).factor = (*f)[1];
+        me.factor = (*f)[0];
+        jobs_[a.partner].factor = (*f)[1];
     }
     inner_.allocated(now, j, model, a, changed);
     scale(changed, first, a.partner);
@@ -52,8 +37,8 @@ void PackedPerformance::allocated(Time now, JobIdx j, ModelIdx model, const Allo
 
 void PackedPerformance::released(Time now, JobIdx j, const Allocation& a, std::vector<RateChange>& changed) {
     const std::size_t first = changed.size();
-    job(j).factor = 1;
-    if (a.packed()) job(a.partner).factor = 1;  // alone again
+    jobs_[j].factor = 1;
+    if (a.packed()) jobs_[a.partner].factor = 1;  // alone again
     inner_.released(now, j, a, changed);
     scale(changed, first, a.partner);
 }

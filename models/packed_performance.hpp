@@ -34,10 +34,23 @@ private:
         double inner = 0;   // the inner model's last rate for it
         double factor = 1;  // its pair factor while packed, else 1
     };
-    Job& job(JobIdx j);
+    Job& job(JobIdx j) {
+        if (j >= jobs_.size()) jobs_.resize(static_cast<std::size_t>(j) + 1);
+        return jobs_[j];
+    }
     /// Scales changed[first..] by their factors (recording the inner rates), then reports `also` at its
-    /// current rate unless the inner model already did (kNoPartner: nobody).
-    void scale(std::vector<RateChange>& changed, std::size_t first, JobIdx also);
+    /// current rate unless the inner model already did (kNoPartner: nobody). Every job there was
+    /// allocated through this model before (it is in jobs_).
+    void scale(std::vector<RateChange>& changed, std::size_t first, JobIdx also) {
+        bool reported = also == kNoPartner;
+        for (std::size_t i = first; i < changed.size(); ++i) {
+            Job& x = jobs_[changed[i].job];
+            x.inner = changed[i].rate;
+            changed[i].rate *= x.factor;
+            reported = reported || changed[i].job == also;
+        }
+        if (!reported) changed.push_back({also, jobs_[also].inner * jobs_[also].factor});
+    }
 
     PerformanceModel& inner_;
     const RateModel& rates_;
