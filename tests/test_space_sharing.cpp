@@ -134,6 +134,58 @@ TEST_CASE("space sharing: preempting one of a pair leaves the other running, alo
     CHECK(sum.packed_gpu_seconds == Approx(50));
 }
 
+TEST_CASE("space sharing: a packed job that moves leaves its partner alone on the GPU", "[engine]") {
+    PackFixture f(1, 2, kPairTrace);
+    ScriptedPolicy policy([&](const ClusterView& v, const Changes& c, Decisions& out) {
+        if (v.now() == 0) out.start(0, 0, 1);  // GPU 0
+        if (v.now() == s(10)) {
+            out.pack(1, 0);
+            out.next_call = s(30);
+        }
+        if (c.timer) {
+            const NodeShare other_gpu{0, 1};
+            out.migrate(1, 0, std::span<const NodeShare>(&other_gpu, 1));  // to GPU 1, alone
+        }
+    });
+    Simulator sim(f.in.cluster, f.rates, f.jobs, policy, f.placer, {});
+    Metrics metrics(f.in.cluster, 2, 0, 10);
+    sim.add_observer(metrics);
+    const SimStats st = sim.run();
+    // By 30 s: a 10 + 0.6 × 20 = 22 it, b 20 it. Then both alone: b's 80 it at 2 it/s end at 70 s, a's
+    // 78 at 1 it/s at 108 s.
+    const auto& jobs = sim.jobs();
+    CHECK(jobs[1].finish == s(70));
+    CHECK(jobs[1].migrations == 1);
+    CHECK(jobs[0].finish == s(108));
+    CHECK(jobs[0].preemptions == 0);
+    CHECK(jobs[0].packed_time == s(20));
+    CHECK(jobs[1].packed_time == s(20));
+    // GPU 0 busy 0-108 s, GPU 1 30-70 s: 148 of 2 × 108 GPU-seconds.
+    const Summary sum = metrics.summarize(jobs, st.events);
+    CHECK(sum.gpu_utilization == Approx(148.0 / 216.0));
+    CHECK(sum.packed_gpu_seconds == Approx(20));
+}
+
+TEST_CASE("space sharing: two 2-GPU jobs packed run at 2 × their pair rates", "[engine]") {
+    // a: 200 it of A on 2 GPUs (2 it/s alone), b: 200 it of B (4 it/s alone), b packed onto a at 10 s:
+    // a at 1.2 it/s, b at 2.0 it/s: b done at 110 s with a at 20 + 120 = 140 it, a's last 60 at 2 it/s.
+    PackFixture f(1, 2, "job_id,submit_time,num_gpus,duration,model\na,0,2,100,A\nb,10,2,50,B\n");
+    ScriptedPolicy policy([&](const ClusterView& v, const Changes&, Decisions& out) {
+        if (v.now() == 0) out.start(0, 0, 2);
+        if (v.now() == s(10)) out.pack(1, 0);
+    });
+    Simulator sim(f.in.cluster, f.rates, f.jobs, policy, f.placer, {});
+    Metrics metrics(f.in.cluster, 2, 0, 10);
+    sim.add_observer(metrics);
+    const SimStats st = sim.run();
+    const auto& jobs = sim.jobs();
+    CHECK(jobs[1].finish == s(110));
+    CHECK(jobs[0].finish == s(140));
+    const Summary sum = metrics.summarize(jobs, st.events);
+    CHECK(sum.gpu_utilization == Approx(1.0));
+    CHECK(sum.packed_gpu_seconds == Approx(200));  // 100 s on 2 GPUs
+}
+
 TEST_CASE("space sharing: every invalid pack is an invalid decision naming the jobs", "[engine]") {
     // Jobs: 0 a (A, 1 GPU), 1 b (B), 2 c (C, no pair with A), 3 d (A, 2 GPUs), 4 e (B).
     PackFixture f(1, 3,
