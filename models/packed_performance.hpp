@@ -3,10 +3,10 @@
 // at what the inner model gives them there × their pair factor, the measured co-located single-GPU rate
 // ÷ the isolated one on that type (RateModel::pair, from the profile's `pairs`; MODELLING.md §4 "Space
 // sharing"). Over IsolatedPerformance a packed job on one GPU runs exactly at its measured pair rate; on
-// n GPUs the one-GPU slowdown is taken to hold on every GPU (n × the pair rate: Gavel also measured
-// multi-GPU pairs, which dlsim does not import). The inner model sees both jobs on the GPUs (the network
-// model: both rings on the same links). When one leaves, the other's factor goes back to 1: the
-// survivor's rate change is reported through `released`, as the interface asks.
+// n GPUs the one-GPU slowdown is taken to hold on every GPU (n × the pair rate: Gavel's table has
+// multi-GPU pair entries, but every one is 0, never measured). The inner model sees both jobs on the
+// GPUs (the network model: both rings on the same links). When one leaves, the other's factor goes
+// back to 1: the survivor's rate change is reported through `released`, as the interface asks.
 #include "models/performance_model.hpp"
 
 #include <array>

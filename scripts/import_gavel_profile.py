@@ -8,7 +8,8 @@ iterations/s per type ("null" entries of scale factor 1) and the consolidated mu
 Space-sharing pairs of scale factor 1 (two single-GPU jobs on one GPU) become `pairs`: Gavel's table is
 symmetric, so each pair is listed once, under the model whose name sorts first, as [its rate, the
 other's], rounded to 6 significant digits; a pair with a 0 (not measured or infeasible) is left out.
-Pairs of larger scale factors are not imported (dlsim derives multi-GPU packing from the 1-GPU pair).
+Gavel's pairs of larger scale factors are all 0 (never measured), so there is nothing more to import;
+dlsim derives multi-GPU packing from the 1-GPU pair (models/packed_performance.hpp).
 
 usage: python3 scripts/import_gavel_profile.py SHARED/data/traces/gavel/simulation_throughputs.json > models/profiles/gavel.json
 """
