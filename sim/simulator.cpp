@@ -264,7 +264,8 @@ void Simulator::pack(JobIdx j, JobIdx p) {
                             host.alloc_gpus));
     const GpuTypeIdx t = host.gpu_type;
     if (!((job.runnable >> t) & 1))
-        invalid(fmt::format("packed job {} with job {} on GPU type {} where it cannot run", j, p, t));
+        invalid(fmt::format("packed job {} with job {} on {} GPUs, where it cannot run", j, p,
+                            cluster_.gpu_types[t].name));
     if (!PackedPerformance::factors(rates_, job.model, host.model, t))
         invalid(fmt::format("packed job {} with job {} on {}: the profile has no pair throughput for their models "
                             "there", j, p, cluster_.gpu_types[t].name));
