@@ -12,9 +12,12 @@ namespace dlsim {
 
 using JobIdx = std::uint32_t;
 
-/// A GPU share in milli-GPUs: 1000 is a whole GPU. Only whole GPUs exist until fractional and packed
-/// jobs land; the field is here so they need no other redesign.
+/// A GPU share in milli-GPUs: 1000 is a whole GPU. Packed jobs (space sharing: two jobs on the same
+/// GPUs) hold each GPU at kHalfGpu; fractional jobs of other sizes do not exist yet.
 inline constexpr int kWholeGpu = 1000;
+inline constexpr int kHalfGpu = 500;
+/// No job (e.g. an allocation that shares its GPUs with nobody).
+inline constexpr JobIdx kNoPartner = UINT32_MAX;
 
 /// One node's part of an allocation: `gpus` GPUs of the node, each held at `milli` / 1000.
 struct NodeShare {
@@ -28,6 +31,9 @@ struct NodeShare {
 struct Allocation {
     GpuTypeIdx gpu_type = 0;
     std::vector<NodeShare> shares;  ///< in placement order; empty = holds nothing
+    /// Space sharing: the job that holds exactly the same GPUs (both at kHalfGpu), or kNoPartner. The
+    /// engine sets it on both jobs when it packs them and clears it on the survivor when either leaves.
+    JobIdx partner = kNoPartner;
 
     bool empty() const { return shares.empty(); }
     /// GPUs held, whole or shared.
@@ -39,7 +45,11 @@ struct Allocation {
     /// Type t and exactly these node shares, in any order (a renewed lease holds the same place).
     bool same_place(GpuTypeIdx t, std::span<const NodeShare> other) const;
     bool same_place(const Allocation& other) const { return same_place(other.gpu_type, other.shares); }
-    void clear() { shares.clear(); }
+    bool packed() const { return partner != kNoPartner; }
+    void clear() {
+        shares.clear();
+        partner = kNoPartner;
+    }
 };
 
 }  // namespace dlsim

@@ -58,6 +58,55 @@ std::vector<PlacementPoint> parse_placements(const jf::Json& v, const std::strin
     return out;
 }
 
+// `pairs`: {gpu_type: {other_model: [self, other]}}, both single-GPU iterations/s > 0. Which models
+// exist is checked once all are read (check_pairs).
+void parse_pairs(const jf::Json& v, const std::string& file, const std::string& path, ModelProfile& m) {
+    const auto& by_type = jf::require_object(v, file, path);
+    for (const auto& [type, others] : by_type.items()) {
+        const std::string tpath = path + "." + type;
+        jf::require_object(others, file, tpath);
+        auto [slot, fresh] = m.pairs.try_emplace(lower_ascii(type));
+        if (!fresh) jf::fail(file, tpath, "each GPU type once (names are case-insensitive)");
+        for (const auto& [other, x] : others.items()) {
+            const std::string opath = tpath + "." + other;
+            constexpr const char* kWhat = "[self, other]: the two single-GPU iterations/s when co-located, both > 0";
+            if (!x.is_array() || x.size() != 2) jf::fail(file, opath, kWhat, &x);
+            const double self = jf::number(x[0], file, opath + "[0]", 0);
+            const double with = jf::number(x[1], file, opath + "[1]", 0);
+            if (!(self > 0 && with > 0)) jf::fail(file, opath, kWhat, &x);
+            slot->second[other] = {self, with};
+        }
+    }
+}
+
+// A pair names a model of the profile, on a type where both run alone, and mirrors its listing under the
+// other model if there is one.
+void check_pairs(const ProfileSet& set, const std::string& file) {
+    for (const ModelProfile& m : set.models)
+        for (const auto& [type, others] : m.pairs)
+            for (const auto& [other, rates] : others) {
+                const std::string path = fmt::format("models.{}.pairs.{}.{}", m.name, type, other);
+                const auto o = set.find_model(other);
+                if (!o) jf::fail(file, path, "the name of a model of this profile as the key");
+                const ModelProfile& p = set.models[*o];
+                for (const ModelProfile* x : {&m, &p}) {
+                    const auto it = x->throughput.find(type);
+                    if (it == x->throughput.end() || !(it->second > 0))
+                        jf::fail(file, path,
+                                 fmt::format("a pair on a type both models run on alone ({} has no {} throughput)",
+                                             x->name, type));
+                }
+                if (&p == &m) continue;
+                const auto t = p.pairs.find(type);
+                if (t == p.pairs.end()) continue;
+                const auto back = t->second.find(m.name);
+                if (back != t->second.end() && (back->second[0] != rates[1] || back->second[1] != rates[0]))
+                    jf::fail(file, path,
+                             fmt::format("the mirror of models.{}.pairs.{}.{} ([{}, {}]), or one listing only",
+                                         p.name, type, m.name, back->second[1], back->second[0]));
+            }
+}
+
 // Fits the iteration-time model to the placement points of one GPU type: the first point's type (points
 // naming another type are left out of this fit). Without params there is no communication to fit.
 void calibrate(ModelProfile& m) {
@@ -99,7 +148,7 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
         jf::require_object(v, file, path);
         jf::check_keys(v, file, path,
                        {"params", "grad_dtype", "mem_gb", "gamma", "local_bsz", "throughput", "throughput_n",
-                        "placements", "description", "source"});
+                        "pairs", "placements", "description", "source"});
         ModelProfile m;
         m.name = name;
         // Bounded so that gradient bytes (params x 4) stay inside 64 bits.
@@ -136,6 +185,7 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
                 }
             }
         }
+        if (v.contains("pairs")) parse_pairs(v["pairs"], file, path + ".pairs", m);
         if (v.contains("gamma")) {
             const double g = jf::number(v["gamma"], file, path + ".gamma", 1);
             if (g > 10) jf::fail(file, path + ".gamma", "a number in [1, 10]", &v["gamma"]);
@@ -147,6 +197,7 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
         calibrate(m);
         set.models.push_back(std::move(m));
     }
+    check_pairs(set, file);
     return set;
 }
 

@@ -3,6 +3,7 @@
 // iterations/s on one GPU of each type. 0 or absent means the model cannot run on that type.
 #include "models/calibration.hpp"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -20,6 +21,10 @@ struct ModelProfile {
     std::map<std::string, double> throughput;
     /// Measured aggregate iterations/s on n GPUs, by lower-cased type then n (used by the network model).
     std::map<std::string, std::map<int, double>> throughput_n;
+    /// Space sharing: single-GPU iterations/s when co-located with another model on the same GPU, by
+    /// lower-cased type then the other model's name: {this model's, the other's}. A pair may be listed
+    /// under either model (if under both, the two must mirror each other); see RateModel::pair.
+    std::map<std::string, std::map<std::string, std::array<double, 2>>> pairs;
     std::optional<double> gamma;      ///< compute/comm overlap in [1, 10], when the profile gives it
     int local_bsz = 0;                ///< per-GPU batch `throughput` was measured at; 0 = not given
     /// Measured step times per placement (Pollux's placements.csv), in file order.

@@ -8,10 +8,12 @@
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <tuple>
 #include <vector>
 
 namespace dlsim {
@@ -44,8 +46,20 @@ public:
     /// in the linear mode).
     std::optional<double> measured_by_name(ModelIdx m, std::string_view type_name, int n) const;
 
+    /// Space sharing: the single-GPU rates of `a` and `b` co-located on one GPU of type t, {a's, b's},
+    /// from the profile's `pairs` (listed under either model); nullopt when the pair was not measured there.
+    std::optional<std::array<double, 2>> pair(ModelIdx a, ModelIdx b, GpuTypeIdx t) const;
+    /// Whether the profile measured any pair (policies skip looking for partners otherwise).
+    bool has_pairs() const { return !pairs_.empty(); }
+
 private:
     double measured_rate(ModelIdx m, GpuTypeIdx t, int n) const;
+    struct PairEntry {
+        ModelIdx a, b;
+        GpuTypeIdx t;
+        std::array<double, 2> rates;  // a's, b's
+        auto key() const { return std::tuple(a, b, t); }
+    };
 
     const Cluster* cluster_;
     const ProfileSet* profiles_;
@@ -54,6 +68,7 @@ private:
     std::vector<double> table_;  ///< model-major: table_[m * num_types_ + t]
     /// Measured mode: (n, aggregate rate) points per model and type, model-major, ascending n (a handful).
     std::vector<std::vector<std::pair<int, double>>> points_;
+    std::vector<PairEntry> pairs_;  ///< both orders of every measured pair, sorted by (a, b, t)
 };
 
 }  // namespace dlsim

@@ -492,13 +492,17 @@ void register_builtin_policies(PolicyRegistry& r) {
             {"estimate_factor", ParamType::Double, "1",
              "EASY's runtime estimates: the true (or noisy) run time × this (>= 1; 1 with estimate=oracle: the "
              "truth)",
+             {}},
+            {"space_sharing", ParamType::Bool, "false",
+             "pack a blocked single-GPU head onto the running single-GPU job it pairs best with, if their "
+             "normalised pair rates (profile `pairs`) sum above 1.5 (Gavel's fifo_packed)",
              {}}},
            [](const Params& p, const MakeContext& context) {
                const double factor = number_in(p, "policy fifo", "estimate_factor", 1, 1e6, "a number in [1, 1e6]");
                std::optional<EstimateNoise> noise;
                if (p.get("estimate") == "noisy") noise.emplace(context.seed);
                return std::make_unique<FifoPolicy>(parse_type_order(p.get("type_order")), p.get("backfill") == "easy",
-                                                   factor, noise);
+                                                   factor, noise, p.get_bool("space_sharing"));
            }});
     r.add(srtf_entry("srtf", "preemptive shortest remaining time first (oracle on remaining work), greedy fill", false));
     r.add(srtf_entry("srsf",

@@ -44,6 +44,9 @@ struct JobInfo {
     std::uint32_t restarts = 0;     ///< allocations that began with a restart charge (RestartModel cost > 0)
     Time restart_time = 0;          ///< µs spent restarting; a restart cut short counts only up to the cut
     double restart_gpu_seconds = 0; ///< the same times the GPUs held while restarting (GPU-seconds lost)
+    /// µs it spent packed (sharing its GPUs with another job, Decisions::pack) in packings that ended;
+    /// whether and with whom it is packed now: ClusterView::allocation(j).partner.
+    Time packed_time = 0;
 
     // While Running (mirrors of its allocation and progress; see ClusterView::allocation).
     GpuTypeIdx gpu_type = 0;  ///< type of the current allocation (of the last one once stopped)

@@ -1,5 +1,7 @@
 #include "policies/fifo.hpp"
 
+#include "models/packed_performance.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <optional>
@@ -32,7 +34,37 @@ void FifoPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
         available_[*t] -= job.num_gpus;
         queue_.pop_front();
     }
+    if (space_sharing_ && !queue_.empty() && view.rates().has_pairs()) pack_heads(view, out);
     if (easy_ && queue_.size() > 1) backfill(view, out);
+}
+
+void FifoPolicy::pack_heads(const ClusterView& view, Decisions& out) {
+    partners_.clear();
+    while (!queue_.empty()) {
+        const JobIdx j = queue_.front();
+        const JobInfo& job = view.job(j);
+        if (job.num_gpus != 1 || job.min_gpus != job.max_gpus) return;
+        JobIdx best = kNoPartner;
+        double best_sum = kPackingThreshold;
+        for (JobIdx r : view.running_jobs()) {
+            const JobInfo& other = view.job(r);
+            if (other.alloc_gpus != 1 || other.min_gpus != other.max_gpus || view.allocation(r).packed() ||
+                !((job.runnable >> other.gpu_type) & 1) ||
+                std::find(partners_.begin(), partners_.end(), r) != partners_.end())
+                continue;
+            const auto f = PackedPerformance::factors(view.rates(), job.model, other.model, other.gpu_type);
+            if (!f) continue;
+            const double sum = (*f)[0] + (*f)[1];
+            if (sum > best_sum || (sum == best_sum && best != kNoPartner && r < best)) {
+                best_sum = sum;
+                best = r;
+            }
+        }
+        if (best == kNoPartner) return;  // strict: nothing overtakes the head
+        out.pack(j, best);
+        partners_.push_back(best);
+        queue_.pop_front();
+    }
 }
 
 void FifoPolicy::backfill(const ClusterView& view, Decisions& out) {

@@ -13,6 +13,14 @@
 // 1 + u for u >= 0, 1 / (1 + |u|) for u < 0, so estimates stay positive). A running job whose estimated
 // end has passed is expected to end now. A job is never killed past its estimate: the reservation is
 // recomputed at every call (a soft guarantee, as in classic EASY).
+//
+// `space_sharing=true` (Gavel's `fifo_packed`, FIFOPolicyWithPacking in stanford-futuredata/gavel
+// scheduler/policies/fifo.py): while the head cannot start, it is packed (Decisions::pack) onto the running
+// job it pairs best with — the one whose pair's normalised rates (each co-located rate ÷ its rate alone on
+// that type) sum highest, if above 1.5, Gavel's packing_threshold — then the next head is tried. Unlike
+// Gavel, only single-GPU jobs are packed (dlsim imports the 1-GPU pairs only), partners are jobs already
+// running (not those started in the same call), ties go to the lower job index, and looking for a partner
+// costs O(running jobs) per call in which the head is blocked.
 #include "policies/policy.hpp"
 #include "policies/runtime_estimate.hpp"
 #include "policies/type_choice.hpp"
@@ -27,14 +35,19 @@ class FifoPolicy final : public Policy {
 public:
     /// `noise`: EASY's estimates are noisy (drawn from this run's noise), else the truth; both × the factor.
     explicit FifoPolicy(TypeOrder order, bool easy = false, double estimate_factor = 1,
-                        std::optional<EstimateNoise> noise = std::nullopt)
-        : order_(order), easy_(easy), factor_(estimate_factor), noise_(noise) {}
+                        std::optional<EstimateNoise> noise = std::nullopt, bool space_sharing = false)
+        : order_(order), easy_(easy), factor_(estimate_factor), noise_(noise), space_sharing_(space_sharing) {}
+
+    /// Gavel's fifo_packed packs only if the pair's normalised rates sum above this.
+    static constexpr double kPackingThreshold = 1.5;
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
 private:
     /// Declined starts and requeued jobs go back to their place in arrival order.
     void take_back(const ClusterView& view, const Changes& changes);
 
+    /// Space sharing: packs the blocked head onto its best running partner, while there is one.
+    void pack_heads(const ClusterView& view, Decisions& out);
     /// EASY: starts the later jobs that do not delay the head's reservation.
     void backfill(const ClusterView& view, Decisions& out);
     /// EASY: job j's estimated run time ÷ its true run time.
@@ -44,6 +57,8 @@ private:
     bool easy_;
     double factor_;
     std::optional<EstimateNoise> noise_;
+    bool space_sharing_;
+    std::vector<JobIdx> partners_;  // this call's scratch: running jobs already given a partner
     std::deque<JobIdx> queue_;
     std::vector<std::pair<Time, int>> ends_;  // scratch: (estimated end, GPUs) of the running jobs of a type
     std::vector<int> available_;  // per type, this call's scratch (no allocation per call)

@@ -27,7 +27,7 @@ enum class PlacerChoice : std::uint8_t { Run, Consolidated, Spread, TopologyAwar
 inline constexpr const char* kPlacerChoiceNames[] = {"", "consolidated", "spread", "topology-aware", "strict-locality"};
 
 struct Action {
-    enum class Kind : std::uint8_t { Start, Preempt, Resize, Migrate };
+    enum class Kind : std::uint8_t { Start, Preempt, Resize, Migrate, Pack };
     Kind kind;
     JobIdx job;
     GpuTypeIdx gpu_type = 0;
@@ -35,11 +35,13 @@ struct Action {
     /// An explicit placement: Decisions::placements[placement_begin, +placement_size); none = the placer's.
     std::uint32_t placement_begin = 0, placement_size = 0;
     PlacerChoice placer = PlacerChoice::Run;
+    JobIdx partner = kNoPartner;  ///< Pack: the running job whose GPUs `job` shares
 };
 
 /// A policy's answer. The engine applies the actions in order and checks each one: an action that breaks
 /// the rules (a start of a job that is not queued, more GPUs than are free, GPUs of another type, an
-/// explicit placement on busy GPUs, a resize of a rigid job) is an invalid decision.
+/// explicit placement on busy GPUs, a resize of a rigid job, a pack that breaks the rules of `pack`) is
+/// an invalid decision.
 struct Decisions {
     std::vector<Action> actions;
     std::vector<NodeShare> placements;  ///< storage for the actions' explicit placements
@@ -54,6 +56,14 @@ struct Decisions {
     void start(JobIdx j, GpuTypeIdx t, int n, PlacerChoice placer) {
         actions.push_back({Action::Kind::Start, j, t, n, 0, 0, placer});
         store({});
+    }
+    /// Space sharing: start queued job j on exactly the GPUs running job `partner` holds (same type, count
+    /// and nodes); both then hold them at half share (kHalfGpu) and run at their measured pair rates
+    /// (RateModel::pair). Invalid unless j is queued and rigid, `partner` runs alone (not packed) on as many
+    /// GPUs as j's gang and is rigid, j may use its type, and the profile measured the pair there. When
+    /// either leaves (finish, preemption, move), the other keeps the GPUs alone at its isolated rate.
+    void pack(JobIdx j, JobIdx partner) {
+        actions.push_back({Action::Kind::Pack, j, 0, 0, 0, 0, PlacerChoice::Run, partner});
     }
     /// Stop running job j; it goes back to the queue with its progress kept.
     void preempt(JobIdx j) { actions.push_back({Action::Kind::Preempt, j, 0, 0, 0, 0, PlacerChoice::Run}); }

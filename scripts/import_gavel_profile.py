@@ -5,11 +5,17 @@ Source: Gavel (Narayanan et al., OSDI'20), scheduler/simulation_throughputs.json
 c4fa40097339e9608ab71fd64c8bdea96a5e4a4c (MIT). Only the figures carry over: single-GPU
 iterations/s per type ("null" entries of scale factor 1) and the consolidated multi-GPU points
 (scale factors 2, 4, 8) as throughput_n. A 0.0 in Gavel's table means infeasible and stays 0.
+Space-sharing pairs of scale factor 1 (two single-GPU jobs on one GPU) become `pairs`: Gavel's table is
+symmetric, so each pair is listed once, under the model whose name sorts first, as [its rate, the
+other's], rounded to 6 significant digits; a pair with a 0 (not measured or infeasible) is left out.
+Gavel's pairs of larger scale factors are all 0 (never measured), so there is nothing more to import;
+dlsim derives multi-GPU packing from the 1-GPU pair (models/packed_performance.hpp).
 
 usage: python3 scripts/import_gavel_profile.py SHARED/data/traces/gavel/simulation_throughputs.json > models/profiles/gavel.json
 """
 import ast
 import json
+import re
 import sys
 
 # Parameter counts of Gavel's workloads (scheduler/job_table.py names the script and flags of each), with
@@ -54,6 +60,14 @@ def main(path):
             m = models.setdefault(name, {"throughput": {}, "throughput_n": {}})
             if scale == 1:
                 m["throughput"][gpu] = entry["null"]
+                for other_key, rates in entry.items():
+                    if other_key == "null":
+                        continue
+                    other, other_scale = ast.literal_eval(other_key)
+                    if other_scale != 1 or other < name or min(rates) <= 0:
+                        continue
+                    pairs = m.setdefault("pairs", {}).setdefault(gpu, {})
+                    pairs[other] = [float(f"{x:.6g}") for x in rates]
             elif entry["null"] > 0:
                 m["throughput_n"].setdefault(gpu, {})[str(scale)] = entry["null"]
     out = {}
@@ -70,6 +84,8 @@ def main(path):
         rec["throughput"] = {t: m["throughput"][t] for t in TYPES if t in m["throughput"]}
         rec["throughput_n"] = {t: dict(sorted(m["throughput_n"][t].items(), key=lambda kv: int(kv[0])))
                                for t in TYPES if t in m["throughput_n"]}
+        if "pairs" in m:
+            rec["pairs"] = {t: dict(sorted(m["pairs"][t].items())) for t in TYPES if t in m["pairs"]}
         out[name] = rec
     doc = {
         "schema": "dlsim.profile/1",
@@ -78,8 +94,10 @@ def main(path):
         "units": "iterations/s",
         "models": out,
     }
-    json.dump(doc, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    # One line per pair ("[self, other]"), not three: the pairs are most of the file.
+    text = json.dumps(doc, indent=1)
+    text = re.sub(r"\[\n\s*([-0-9.eE+]+),\n\s*([-0-9.eE+]+)\n\s*\]", r"[\1, \2]", text)
+    sys.stdout.write(text + "\n")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ namespace dlsim {
 
 ClusterState::ClusterState(const Cluster& c)
     : cluster_(c),
-      owner_(c.num_gpus(), kFree),
-      next_(c.num_gpus(), kNoGpu),
+      holder_(2 * c.num_gpus(), kFree),
+      next_(2 * c.num_gpus(), kNoGpu),
       free_on_node_(c.nodes.size(), 0),
       free_by_type_(c.gpu_types.size(), 0),
       local_(c.nodes.size(), 0),
@@ -59,9 +59,9 @@ void ClusterState::allocate(NodeIdx node, int count, JobIdx j, GpuIdx& head) {
     const Node& nd = cluster_.nodes[node];
     int taken = 0;
     for (GpuIdx g = nd.first_gpu; g < nd.first_gpu + static_cast<GpuIdx>(nd.gpus) && taken < count; ++g) {
-        if (owner_[g] != kFree) continue;
-        owner_[g] = j;
-        next_[g] = head;
+        if (holder_[2 * g] != kFree || holder_[2 * g + 1] != kFree) continue;
+        holder_[2 * g] = j;
+        next_[2 * g] = head;
         head = g;
         ++taken;
     }
@@ -71,16 +71,39 @@ void ClusterState::allocate(NodeIdx node, int count, JobIdx j, GpuIdx& head) {
     set_free(node, free_on_node_[node] - count);
 }
 
+std::size_t ClusterState::slot_of(GpuIdx g, JobIdx j, const char* what) const {
+    if (holder_[2 * g] == j) return 2 * g;
+    if (holder_[2 * g + 1] == j) return 2 * g + 1;
+    throw InternalError(fmt::format("GPU {} {} job {} but held by {} and {}", g, what, j,
+                                    static_cast<std::int64_t>(holder_[2 * g] == kFree ? -1 : holder_[2 * g]),
+                                    static_cast<std::int64_t>(holder_[2 * g + 1] == kFree ? -1 : holder_[2 * g + 1])));
+}
+
+void ClusterState::share(GpuIdx partner_head, JobIdx partner, JobIdx j, GpuIdx& head) {
+    for (GpuIdx g = partner_head; g != kNoGpu;) {
+        const std::size_t mine = slot_of(g, partner, "shared with");
+        const std::size_t other = mine ^ 1;
+        if (holder_[other] != kFree)
+            throw InternalError(fmt::format("GPU {} shared with job {} by job {} but job {} holds it already: "
+                                            "more than two holders", g, partner, j, holder_[other]));
+        holder_[other] = j;
+        next_[other] = head;
+        head = g;
+        g = next_[mine];
+    }
+}
+
 int ClusterState::release(GpuIdx head, JobIdx j) {
     int count = 0;
     for (GpuIdx g = head; g != kNoGpu;) {
-        if (owner_[g] != j)
-            throw InternalError(fmt::format("GPU {} released by job {} but held by {}", g, j, owner_[g]));
-        owner_[g] = kFree;
-        const NodeIdx n = cluster_.node_of_gpu(g);
-        set_free(n, free_on_node_[n] + 1);
-        const GpuIdx next = next_[g];
-        next_[g] = kNoGpu;
+        const std::size_t mine = slot_of(g, j, "released by");
+        holder_[mine] = kFree;
+        if (holder_[mine ^ 1] == kFree) {  // nobody left on it
+            const NodeIdx n = cluster_.node_of_gpu(g);
+            set_free(n, free_on_node_[n] + 1);
+        }
+        const GpuIdx next = next_[mine];
+        next_[mine] = kNoGpu;
         g = next;
         ++count;
     }
@@ -89,7 +112,7 @@ int ClusterState::release(GpuIdx head, JobIdx j) {
 
 std::size_t ClusterState::held() const {
     std::size_t n = 0;
-    for (JobIdx o : owner_) n += o != kFree;
+    for (GpuIdx g = 0; 2 * g < holder_.size(); ++g) n += holders(g) != 0;
     return n;
 }
 

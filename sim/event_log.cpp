@@ -22,7 +22,10 @@ std::string EventLog::where(const Allocation& a) const {
                                     json_out::quote(cluster_.gpu_types[a.gpu_type].name), a.num_gpus());
     for (std::size_t i = 0; i < a.shares.size(); ++i)
         extra += fmt::format("{}[{},{}]", i ? "," : "", a.shares[i].node, a.shares[i].gpus);
-    return extra + "]";
+    extra += "]";
+    // Space sharing: the job it shares these GPUs with (its trace id).
+    if (a.packed()) extra += ",\"packed_with\":" + json_out::quote(trace_.jobs[a.partner].id);
+    return extra;
 }
 
 void EventLog::on_rate_change(Time t, JobIdx j, const JobInfo& job) {

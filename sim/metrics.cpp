@@ -109,11 +109,13 @@ void Metrics::on_start(Time t, JobIdx, const JobInfo&, const Allocation& a) {
     advance(t);
     --queued_;
     ++running_;
-    busy_[a.gpu_type] += a.num_gpus();
+    if (!a.packed()) busy_[a.gpu_type] += a.num_gpus();  // a job packed onto busy GPUs adds no busy GPU
 }
 
 void Metrics::end_allocation(Time t, JobIdx j, const Allocation& a, Time since) {
-    busy_[a.gpu_type] -= a.num_gpus();
+    // A packed job leaves its partner on the GPUs (made whole again by the engine): they stay busy, and
+    // are freed when the survivor leaves unpacked. So a GPU counts once, with one job or two.
+    if (!a.packed()) busy_[a.gpu_type] -= a.num_gpus();
     if (t - since > longest_stint_[j]) {
         longest_stint_[j] = t - since;
         longest_type_[j] = a.gpu_type;
@@ -167,7 +169,7 @@ void Metrics::on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from
                         const Allocation& to, Transition) {
     advance(t);
     end_allocation(t, j, from, from_since);
-    busy_[to.gpu_type] += to.num_gpus();
+    if (!to.packed()) busy_[to.gpu_type] += to.num_gpus();
 }
 
 std::vector<char> measured_mask(std::span<const JobInfo> jobs, const MeasureWindow& window) {
@@ -235,6 +237,8 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
         s.migrations += j.migrations;
         s.restarts += j.restarts;
         s.restart_gpu_seconds += j.restart_gpu_seconds;
+        // Both jobs of a pair count its time (only rigid jobs are packed: num_gpus is what they held).
+        s.packed_gpu_seconds += to_seconds(j.packed_time) * j.num_gpus / 2;
         s.measured_jobs += measured[i];
         if (j.state == JobState::Rejected) ++s.rejected;
         if (j.state != JobState::Finished) continue;

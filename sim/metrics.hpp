@@ -59,6 +59,7 @@ struct Summary {
     bool stopped_early = false;
     std::uint64_t restarts = 0;        ///< restarts charged (a restart model's cost > 0), all jobs
     double restart_gpu_seconds = 0;    ///< GPU-seconds spent restarting (cut-short restarts: the part spent)
+    double packed_gpu_seconds = 0;     ///< GPU-seconds during which a GPU was shared by two packed jobs
     /// Finish-time fairness ρ over the measured finished jobs (DESIGN.md "Clarifications"); 0 without rates.
     double ftf_rho_max = 0, ftf_rho_mean = 0, ftf_share_above_1 = 0;
     double wait_threshold = 3600;               ///< s

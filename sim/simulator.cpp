@@ -26,7 +26,7 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
       action_placer_(&placer),
       own_performance_(options.performance ? nullptr : std::make_unique<IsolatedPerformance>(rates)),
       own_restart_(options.restart ? nullptr : std::make_unique<FixedRestart>(options.restart_cost)),
-      performance_(options.performance ? *options.performance : *own_performance_),
+      performance_(options.performance ? *options.performance : *own_performance_, rates, resolved.jobs.size()),
       restart_(options.restart ? *options.restart : *own_restart_),
       state_(cluster) {
     const std::size_t n = resolved.jobs.size();
@@ -46,6 +46,7 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
     }
     generation_.assign(n, 0);
     gpus_of_.assign(n, ClusterState::kNoGpu);
+    packed_since_.assign(n, 0);
     running_pos_.assign(n, kNotRunning);
     arrival_order_.resize(n);
     std::iota(arrival_order_.begin(), arrival_order_.end(), JobIdx{0});
@@ -205,6 +206,9 @@ void Simulator::apply(const Action& a, std::span<const NodeShare> placement) {
         case Action::Kind::Migrate:
             migrate(a.job, a.gpu_type, placement);
             break;
+        case Action::Kind::Pack:
+            pack(a.job, a.partner);
+            break;
     }
 }
 
@@ -215,8 +219,8 @@ bool Simulator::place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> 
     if (state_.free_gpus(t) < n)
         invalid(fmt::format("{} job {} on {} {} GPUs but only {} are free", action, j, n, cluster_.gpu_types[t].name,
                             state_.free_gpus(t)));
+    scratch_.clear();
     scratch_.gpu_type = t;
-    scratch_.shares.clear();
     if (placement.empty()) {
         if (!action_placer_->place_job(*this, j, t, n, scratch_.shares)) return false;
     } else {
@@ -260,6 +264,52 @@ void Simulator::start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> 
     reallocate(j, &scratch_, Transition::Start);
 }
 
+void Simulator::pack(JobIdx j, JobIdx p) {
+    const JobInfo& job = jobs_[j];
+    if (job.state != JobState::Queued) invalid(fmt::format("packed job {} which is not queued", j));
+    if (p >= jobs_.size() || jobs_[p].state != JobState::Running)
+        invalid(fmt::format("packed job {} with job {}, which is not running", j, p));
+    const JobInfo& host = jobs_[p];
+    const Allocation& held = allocs_[running_pos_[p]];
+    if (held.packed())
+        invalid(fmt::format("packed job {} with job {}, which is packed with job {} already", j, p, held.partner));
+    if (job.min_gpus != job.max_gpus || host.min_gpus != host.max_gpus)
+        invalid(fmt::format("packed job {} with job {}: only rigid jobs are packed", j, p));
+    if (job.num_gpus != host.alloc_gpus)
+        invalid(fmt::format("packed job {} ({} GPUs) with job {}, which holds {}", j, job.num_gpus, p,
+                            host.alloc_gpus));
+    const GpuTypeIdx t = host.gpu_type;
+    if (!((job.runnable >> t) & 1))
+        invalid(fmt::format("packed job {} with job {} on {} GPUs, where it cannot run", j, p,
+                            cluster_.gpu_types[t].name));
+    if (!PackedPerformance::factors(rates_, job.model, host.model, t))
+        invalid(fmt::format("packed job {} with job {} on {}: the profile has no pair throughput for their models "
+                            "there", j, p, cluster_.gpu_types[t].name));
+    // Both hold the same GPUs at half share, each naming the other.
+    scratch_.clear();
+    scratch_.gpu_type = t;
+    scratch_.shares.assign(held.shares.begin(), held.shares.end());
+    for (NodeShare& s : scratch_.shares) s.milli = kHalfGpu;
+    scratch_.partner = p;
+    Allocation& host_alloc = allocs_[running_pos_[p]];
+    for (NodeShare& s : host_alloc.shares) s.milli = kHalfGpu;
+    host_alloc.partner = j;
+    packed_since_[j] = packed_since_[p] = now_;
+    reallocate(j, &scratch_, Transition::Start);
+}
+
+void Simulator::unpack(JobIdx j, JobIdx p) {
+    const Time together = now_ - packed_since_[j];
+    jobs_[j].packed_time += together;
+    jobs_[p].packed_time += together;
+    Allocation& other = allocs_[running_pos_[p]];
+    if (other.partner != j)
+        throw InternalError(fmt::format("job {} leaves job {}, which is not packed with it (partner {})", j, p,
+                                        other.partner));
+    for (NodeShare& s : other.shares) s.milli = kWholeGpu;
+    other.partner = kNoPartner;
+}
+
 int Simulator::return_gpus(JobIdx j) {
     const int freed = state_.release(gpus_of_[j], j);
     gpus_of_[j] = ClusterState::kNoGpu;
@@ -268,7 +318,10 @@ int Simulator::return_gpus(JobIdx j) {
 
 void Simulator::take_gpus(JobIdx j, const Allocation& a) {
     GpuIdx head = ClusterState::kNoGpu;
-    for (const NodeShare& s : a.shares) state_.allocate(s.node, s.gpus, j, head);
+    if (a.packed())
+        state_.share(gpus_of_[a.partner], a.partner, j, head);
+    else
+        for (const NodeShare& s : a.shares) state_.allocate(s.node, s.gpus, j, head);
     gpus_of_[j] = head;
 }
 
@@ -327,7 +380,9 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
             job.restart_time -= unspent;
             job.restart_gpu_seconds -= to_seconds(unspent) * job.alloc_gpus;
         }
-        performance_.released(now_, j, allocs_[running_pos_[j]], rate_changes_);
+        const Allocation& before = allocs_[running_pos_[j]];
+        if (before.packed()) unpack(j, before.partner);  // (its own allocation says packed until the observers)
+        performance_.released(now_, j, before, rate_changes_);
     }
     ++generation_[j];  // its pending completion, if any, is stale from here on
 

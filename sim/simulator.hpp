@@ -3,10 +3,16 @@
 // the policy once (if anything changed; once more at the same instant if it had starts declined),
 // checks and applies its decisions, and keeps progress fluid.
 //
+// Space sharing: `pack` starts a queued job on a running job's GPUs (two holders per GPU in ClusterState,
+// both allocations at half share, each naming the other as partner); the performance model is wrapped in
+// PackedPerformance, which rates the pair. When either leaves, the engine makes the other whole again
+// (its allocation's shares and partner) before the transition reports the rate changes.
+//
 // Every change of a job's GPUs (start, preempt, finish, resize, migrate; later kills) goes through one
 // transition, `reallocate`: progress brought up to date, GPUs released and taken, the restart model
 // charged, the performance model asked for new rates, every re-rated job's completion rescheduled
 // (stale completions are dropped by a per-job generation), and observers told once.
+#include "models/packed_performance.hpp"
 #include "models/performance_model.hpp"
 #include "models/restart_model.hpp"
 #include "policies/policy.hpp"
@@ -95,6 +101,10 @@ private:
     /// The placer an action names (made from the registry on first use), or the run's.
     Placer& placer_for(PlacerChoice choice);
     void start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement);
+    void pack(JobIdx j, JobIdx partner);
+    /// Job j, packed with `partner`, is leaving their GPUs: the partner holds them whole again, and both
+    /// are credited the time they spent packed.
+    void unpack(JobIdx j, JobIdx partner);
     void resize(JobIdx j, int n);
     void migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> placement);
     /// The one transition: job j now holds `to` (nullptr: nothing; it goes back to the queue or finishes).
@@ -121,13 +131,14 @@ private:
     std::unique_ptr<Placer> preferred_[std::size(kPlacerChoiceNames)];  // made on first use
     std::unique_ptr<PerformanceModel> own_performance_;
     std::unique_ptr<RestartModel> own_restart_;
-    PerformanceModel& performance_;
+    PackedPerformance performance_;  // space sharing over the run's model (or IsolatedPerformance)
     const RestartModel& restart_;
     ClusterState state_;
     EventQueue queue_;
     std::vector<JobInfo> jobs_;
     std::vector<std::uint32_t> generation_;   // per job: bumps whenever its completion time changes
     std::vector<GpuIdx> gpus_of_;             // per job: head of its GPU chain in ClusterState
+    std::vector<Time> packed_since_;          // per job: when its current packing began (while packed)
     std::vector<std::uint32_t> running_pos_;  // per job: index in running_ (and allocs_)
     std::vector<Allocation> allocs_;          // allocs_[p]: what running_[p] holds; never shrinks (storage reused)
     std::vector<JobIdx> stopped_now_;         // jobs that lost their GPUs at this instant (a restart is a move)

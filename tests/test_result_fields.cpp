@@ -160,7 +160,7 @@ TEST_CASE("result schema: the JSON summary, job records, jobs CSV and index colu
     CHECK(keys_of(result["jobs"][0]) == std::vector<std::string>{"job_id", "submit_time", "start_time", "finish_time",
                                                                  "jct", "queueing_delay", "num_gpus", "gpu_type",
                                                                  "preemptions", "migrations", "restarts",
-                                                                 "restart_seconds", "ftf_rho", "nodes_spanned",
+                                                                 "restart_seconds", "packed_seconds", "ftf_rho", "nodes_spanned",
                                                                  "racks_spanned", "network_slowdown", "comm_time",
                                                                  "state", "model", "user", "vc", "status"});
     for (const auto& job : result["jobs"]) {

@@ -135,8 +135,9 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     RunConfig c;
     // fifo's resolved parameters are part of its identity, and fifo gained `estimate` (EASY's noisy
     // estimates): the fifo ids here and below moved from 7aacfde30342d80f, 9d81fe5997691897 and
-    // 6542785cce59cd8e (30dd404) to these.
-    CHECK(run_id(c, hashes) == "3a70a45eec31c71a");
+    // 6542785cce59cd8e (30dd404) to 3a70a45eec31c71a, 0859f720af6b8877 and 68221ea9dd8070f7, then with
+    // `space_sharing` (space sharing, issue 11) to these.
+    CHECK(run_id(c, hashes) == "0fd933d8398a0545");
 
     RunConfig srtf;
     srtf.policy = "srtf";
@@ -155,11 +156,11 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     apply_config_json(filtered, Json::parse(R"({"time_unit": "min", "status": "completed", "min_gpus": 1,
         "max_gpus": 2, "vc": ["x", "y"], "time_window": "0:1000", "max_jobs": 3, "load_scale": 2,
         "measure_time": "0:500", "trace_format": "csv"})"), "cfg.json");
-    CHECK(run_id(filtered, hashes) == "0859f720af6b8877");
+    CHECK(run_id(filtered, hashes) == "9a7e00b3af44118b");
 
     RunConfig resampled;
     apply_config_json(resampled, Json::parse(R"({"resample_rate": 30, "resample_jobs": 5, "seed": 3})"), "cfg.json");
-    CHECK(run_id(resampled, hashes) == "68221ea9dd8070f7");
+    CHECK(run_id(resampled, hashes) == "f6e0e5391c480133");
 
     // unknown_models joins the identity only when it is not the default.
     RunConfig agnostic;

@@ -258,6 +258,10 @@ const SummaryField kSummary[] = {
      "GPU-seconds spent restarting (GPUs held x restart seconds; a restart cut short counts the part spent)",
      number_json<&Summary::restart_gpu_seconds>, true, kCountsRow, Show::Aside, "GPU-h restarting",
      [](const Summary& s) { return s.restart_gpu_seconds > 0 ? hours(s.restart_gpu_seconds) : std::string(); }},
+    {"packed_gpu_seconds",
+     "GPU-seconds during which a GPU was shared by two packed jobs (space sharing; counted once per GPU)",
+     number_json<&Summary::packed_gpu_seconds>, false, kCountsRow, Show::Aside, "GPU-h packed",
+     [](const Summary& s) { return s.packed_gpu_seconds > 0 ? hours(s.packed_gpu_seconds) : std::string(); }},
     {"events", "events the engine processed", count_json<&Summary::events>, true, kCountsRow, Show::Part, "events",
      count_text<&Summary::events>},
     {"ftf_rho_max",
@@ -456,6 +460,8 @@ const JobField kJobs[] = {
      [](const JobRow& r) { return integer(info(r).restarts); }, true},
     {"restart_seconds", "seconds it spent restarting (a restart cut short counts the part spent)",
      [](const JobRow& r) { return seconds(info(r).restart_time); }, true},
+    {"packed_seconds", "seconds it ran packed with another job on the same GPUs (space sharing)",
+     [](const JobRow& r) { return seconds(info(r).packed_time); }, true},
     {"ftf_rho", "finish-time fairness rho (summary.ftf_rho_max); null unless finished",
      [](const JobRow& r) {
          return done(r) && r.j < r.out.ftf_rho.size() ? real(r.out.ftf_rho[r.j]) : null();
