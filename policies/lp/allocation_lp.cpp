@@ -82,6 +82,16 @@ struct AllocationLp::State {
     std::vector<LpTerm> terms;
     std::vector<int> departed, delete_rows, delete_columns;
     std::vector<std::pair<double, std::size_t>> order;
+    // Whether this call changed the LP (max-min and max throughput depend on nothing else): when it did not,
+    // the last call's answer stands and no LP is solved (e.g. a round where only remaining work moved).
+    bool changed_ = true;
+    // Makespan's y is held in units of 1/R̄ (R̄ = the active jobs' mean remaining work): the rows read
+    // θ_m − (R_m/R̄)·y' >= 0, so progress that shrinks every R_m alike leaves the LP, and its basis, unchanged.
+    double level_scale = 1;
+    bool have_previous_ = false;
+    std::vector<double> previous_capacities, previous_x;
+    double previous_objective = 0;
+    bool reuse_previous(const AllocationInput& input);
 
     int column(int slot, std::size_t type) const { return 1 + slot * static_cast<int>(types) + static_cast<int>(type); }
     int share_row(int slot) const { return static_cast<int>(types) + 2 * slot; }
@@ -173,6 +183,7 @@ void AllocationLp::State::rebuild(std::size_t type_count) {
     by_key.clear();
     level_terms.clear();
     previous_rho = 0;
+    have_previous_ = false;
     built = true;
 }
 
@@ -207,6 +218,14 @@ void AllocationLp::State::neutralize(int slot) {
     for (std::size_t t = 0; t < types; ++t) program.set_column_basic(column(slot, t), false);
 }
 
+bool AllocationLp::State::reuse_previous(const AllocationInput& input) {
+    if (changed_ || !have_previous_ || previous_x.size() != result.x.size()) return false;
+    result.x = previous_x;
+    result.objective = previous_objective;
+    (void)input;
+    return true;
+}
+
 // Diffs the input's keys against the last call's (both ascending): continuing jobs keep their slot and advance
 // FTF's I_m; arrivals take departed slots in order, then new ones; surplus departed slots are deleted.
 void AllocationLp::State::match_slots(const AllocationInput& input) {
@@ -229,6 +248,7 @@ void AllocationLp::State::match_slots(const AllocationInput& input) {
     }
     while (previous < by_key.size()) departed.push_back(by_key[previous++].second);
     std::sort(departed.begin(), departed.end());
+    if (!departed.empty()) changed_ = true;
 
     std::size_t reuse = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -244,6 +264,7 @@ void AllocationLp::State::match_slots(const AllocationInput& input) {
         const auto s = static_cast<std::size_t>(slot);
         slot_of[i] = slot;
         slot_fresh[s] = 1;
+        changed_ = true;
         slot_isolated_time[s] = 0;  // a new job has no isolated time yet
         slot_previous_isolated_rate[s] = 0;
     }
@@ -351,6 +372,7 @@ void AllocationLp::State::write_columns(const AllocationInput& input) {
             }
             slot_gang[s] = gang;
             slot_fresh[s] = 0;
+            changed_ = true;
         }
         for (std::size_t t = 0; t < types; ++t) {
             // Allowed columns are boxed at 1 (implied by the share row; a box keeps the dual simplex's start
@@ -358,6 +380,7 @@ void AllocationLp::State::write_columns(const AllocationInput& input) {
             const double upper = active[i] && rate[i * types + t] > 0 ? 1.0 : 0.0;
             if (slot_upper[s * types + t] != upper) {
                 program.set_column_bounds(column(slot, t), 0.0, upper);
+                changed_ = true;
                 slot_upper[s * types + t] = upper;
             }
         }
@@ -372,12 +395,13 @@ void AllocationLp::State::set_level_column(const AllocationInput& input) {
         if (options.objective == AllocationObjective::MaxMinFairness)
             terms.emplace_back(objective_row(slot_of[i]), 1.0);
         else if (options.objective == AllocationObjective::Makespan)
-            terms.emplace_back(objective_row(slot_of[i]), -input.jobs[i].remaining);
+            terms.emplace_back(objective_row(slot_of[i]), -input.jobs[i].remaining / level_scale);
     }
     std::sort(terms.begin(), terms.end());
     if (terms != level_terms) {
         program.set_column_terms(level_column, terms);
         level_terms = terms;
+        changed_ = true;
     }
 }
 
@@ -465,6 +489,7 @@ void AllocationLp::State::solve_max_min(const AllocationInput& input) {
     for (std::size_t i = 0; i < n; ++i)
         program.set_row_bounds(objective_row(slot_of[i]), -inf, active[i] ? 0.0 : inf);
     if (!any) return;  // z would be unbounded: nobody to be fair to
+    if (reuse_previous(input)) return;
 
     program.set_column_bounds(level_column, -inf, inf);
     set_objective(input, false, 1.0);
@@ -497,6 +522,7 @@ void AllocationLp::State::solve_throughput(const AllocationInput& input) {
     set_level_column(input);
     for (std::size_t i = 0; i < n; ++i) program.set_row_bounds(objective_row(slot_of[i]), -inf, inf);
     if (n == 0) return;
+    if (reuse_previous(input)) return;
     program.set_column_bounds(level_column, 0.0, 0.0);
     set_objective(input, true, 0.0);
     const LpStatus status = run(result);
@@ -511,12 +537,20 @@ void AllocationLp::State::solve_makespan(const AllocationInput& input) {
     objective.assign(n * types, 0.0);
     active.assign(n, 0);
     bool any = false;
+    double total_remaining = 0;
+    int count = 0;
     for (std::size_t i = 0; i < n; ++i) {
         if (input.jobs[i].remaining <= 0 || proportional[i] <= 0) continue;
         active[i] = 1;
         any = true;
-        for (std::size_t t = 0; t < types; ++t) objective[i * types + t] = rate[i * types + t] / input.jobs[i].remaining;
+        total_remaining += input.jobs[i].remaining;
+        ++count;
     }
+    level_scale = count > 0 ? total_remaining / count : 1.0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (active[i])
+            for (std::size_t t = 0; t < types; ++t)
+                objective[i * types + t] = rate[i * types + t] * level_scale / input.jobs[i].remaining;
     write_columns(input);
     set_level_column(input);
     for (std::size_t i = 0; i < n; ++i)
@@ -528,9 +562,9 @@ void AllocationLp::State::solve_makespan(const AllocationInput& input) {
         set_objective(input, false, 1.0);
         LpStatus status = run(result);
         if (status != LpStatus::Optimal) bad_input(fmt::format("makespan phase 1 ended {}", to_string(status)));
-        const double y = program.objective_value();
+        const double y = program.objective_value();  // y' = R̄·y
         if (!(y > 0)) bad_input("makespan: no positive completion rate");
-        result.objective = 1.0 / y;
+        result.objective = level_scale / y;
         program.set_column_bounds(level_column, y * (1 - phase2_relative_slack), inf);
         set_objective(input, true, 0.0);
         status = run(result);
@@ -542,7 +576,7 @@ void AllocationLp::State::solve_makespan(const AllocationInput& input) {
     // Gavel's bisection: T feasible ⇔ the LP with y fixed at 1/T is feasible.
     set_objective(input, true, 0.0);
     const auto feasible = [&](double horizon) {
-        program.set_column_bounds(level_column, 1.0 / horizon, 1.0 / horizon);
+        program.set_column_bounds(level_column, level_scale / horizon, level_scale / horizon);
         const LpStatus status = run(result);
         if (status == LpStatus::Optimal) return true;
         if (status == LpStatus::Infeasible) return false;
@@ -717,6 +751,8 @@ const AllocationResult& AllocationLp::solve(const AllocationInput& input) {
     result.simplex_iterations = 0;
     result.cold = false;
 
+    s.changed_ = !s.options.warm_start || s.previous_capacities != input.capacities;
+    s.previous_capacities = input.capacities;
     s.match_slots(input);
     s.compute_rates(input);
     switch (s.options.objective) {
@@ -725,6 +761,9 @@ const AllocationResult& AllocationLp::solve(const AllocationInput& input) {
         case AllocationObjective::Makespan: s.solve_makespan(input); break;
         case AllocationObjective::MaxThroughput: s.solve_throughput(input); break;
     }
+    s.previous_x = result.x;  // before the spread and clamp, which reapply to it
+    s.previous_objective = result.objective;
+    s.have_previous_ = true;
     if (s.options.view == ThroughputView::Agnostic && s.options.agnostic_spread) s.spread_agnostic(input);
     s.clamp_to_constraints(input);
     return result;

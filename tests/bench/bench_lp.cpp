@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <sstream>
@@ -142,6 +143,7 @@ void run(const ProfileSet& profiles, const std::string& name, std::size_t job_co
                ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end()), percentile(churn_ms, 0.5),
                percentile(progress_ms, 0.5), static_cast<double>(lps) * per_round,
                static_cast<double>(iterations) * per_round, cold_rounds);
+    std::fflush(stdout);
 }
 
 }  // namespace
