@@ -128,9 +128,8 @@ TEST_CASE("linear program: deleting rows and columns keeps a warm basis", "[lp]"
     CHECK(lp.column_value(0) == exact(3));
     CHECK(lp.column_value(1) == exact(1));  // z is column 1 now
 
-    // Delete the row z <= 1 alone: z takes r0's remaining 1 anyway (x <= 3): still 10. Then a row set whole:
-    // 2x + z <= 4 → x = 3 would need z <= -2; the optimum is x = 2, z = 0 (6) or x = 0, z = 4 (4) or on the
-    // segment… vertices of {x + z <= 4, 2x + z <= 4, 0 <= x <= 3, z >= 0}: (0,0) 0, (2,0) 6, (0,4) 4: (2, 0), 6.
+    // Delete the row z <= 1 alone: z takes r0's remaining 1 anyway (x <= 3): still 10. Then r0 set whole to
+    // 2x + z <= 4, the only row left: vertices (0, 0) 0, (2, 0) 6, (0, 4) 4 (x <= 3 does not bind): (2, 0), 6.
     const std::vector<int> last_row{1};
     lp.delete_rows(last_row);
     REQUIRE(lp.solve() == LpStatus::Optimal);
@@ -362,8 +361,9 @@ TEST_CASE("allocation lp: makespan by hand", "[lp]") {
         check_x(r, three_by_three_x);
     }
     SECTION("agnostic 2x2: reference column, T* = 700 s") {
-        // T' = {2, 2} and {1, 1}: 2·s_A >= 1200·y, s_B >= 400·y, s_A + 2·s_B <= 2. Equal at s_A = 3/2·s_B... :
-        // 2·s_A/1200 = s_B/400 gives s_A = 3/2·s_B, and 7/2·s_B = 2: s_B = 4/7, s_A = 6/7, y* = (12/7)/1200 = 1/700.
+        // T' = {2, 2} and {1, 1}: 2·s_A >= 1200·y, s_B >= 400·y, s_A + 2·s_B <= 2 (capacity rows summed). Both
+        // bind at the optimum: 2·s_A/1200 = s_B/400 gives s_A = 3/2·s_B, and 7/2·s_B = 2: s_B = 4/7, s_A = 6/7,
+        // y* = (12/7)/1200 = 1/700.
         // Spread: A {3/7, 3/7}, B {2/7, 2/7}; each type holds 3/7 + 4/7 = 1.
         AllocationLp lp(options_for(AllocationObjective::Makespan, ThroughputView::Agnostic));
         std::vector<JobSpec> jobs = two_by_two;
