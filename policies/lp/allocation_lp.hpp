@@ -5,6 +5,8 @@
 // when there is one, otherwise new ones are appended; surplus departures are deleted; changed coefficients are
 // set in place) and re-solves it from the previous basis. Cold solves happen only at the first call, when the
 // basis is lost (GLPK finds it singular), when the number of types changes, or with warm_start = false.
+// A call that leaves the max-min or max-throughput LP unchanged (no arrival, departure, coefficient or capacity
+// change; remaining work and age do not enter them) returns the last answer without solving (lp_solves = 0).
 // Formulations and deviations from Gavel: allocation_lp.cpp's header comment.
 //
 // X: x_{m,t} is the fraction of wall time job m spends on g_m GPUs of type t, subject to (B):

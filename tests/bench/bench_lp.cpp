@@ -9,6 +9,7 @@
 // round, and how many rounds fell back to a cold basis. Targets (printed, not asserted): gavel-las p50 < 5 ms,
 // p99 < 50 ms; gavel-ftf and gavel-makespan p50 < 50 ms.
 //   usage: bench_lp [jobs=2000] [rounds=100] [objectives=gavel-las,gavel-ftf,gavel-makespan,gavel-max-throughput]
+// With BENCH_LP_TRACE set in the environment it also prints every round (time, LPs, iterations, objective).
 #include "models/profile.hpp"
 #include "policies/lp/allocation_lp.hpp"
 
@@ -131,6 +132,7 @@ void run(const ProfileSet& profiles, const std::string& name, std::size_t job_co
         const AllocationResult& r = lp.solve(input);
         const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         ms.push_back(elapsed);
+        if (std::getenv("BENCH_LP_TRACE")) fmt::print("  round {} {:.2f} ms {} LPs {} it obj {:.6g}\n", round, elapsed, r.lp_solves, r.simplex_iterations, r.objective);
         (churn ? churn_ms : progress_ms).push_back(elapsed);
         lps += r.lp_solves;
         iterations += r.simplex_iterations;
