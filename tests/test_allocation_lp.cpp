@@ -608,3 +608,24 @@ TEST_CASE("allocation lp: empty input, unservable jobs and malformed input", "[l
     AllocationLp bad_reference(agnostic);
     CHECK_THROWS_AS(bad_reference.solve(make_input({1}, {{1, {1}}})), InternalError);
 }
+
+TEST_CASE("allocation lp: an unchanged max-min LP is not re-solved", "[lp]") {
+    // The 2x2 max-min instance (z* = 8/7); remaining work and age do not enter max-min, so a call that changes
+    // only them returns the same X without an LP. A throughput change re-solves: T_A = {2, 1} → {3, 1} gives
+    // T^prop_A = 2, c_A = {3/2, 1/2}: 3/2·a_0 = 2 − a_0, a_0 = 4/5, z* = 6/5.
+    AllocationLp lp(options_for(AllocationObjective::MaxMinFairness));
+    AllocationInput input = make_input({1, 1}, two_by_two);
+    CHECK(lp.solve(input).lp_solves == 2);
+    input.jobs[0].remaining = 10;
+    input.jobs[1].age = 500;
+    const AllocationResult& same = lp.solve(input);
+    CHECK(same.lp_solves == 0);
+    CHECK(same.objective == exact(8.0 / 7));
+    check_x(same, two_by_two_x);
+    input.throughputs[0] = 3;
+    const AllocationResult& changed = lp.solve(input);
+    CHECK(changed.lp_solves == 2);
+    CHECK_FALSE(changed.cold);
+    CHECK(changed.objective == exact(6.0 / 5));
+    check_x(changed, {{0.8, 0}, {0.1, 0.5}});
+}

@@ -91,7 +91,7 @@ struct AllocationLp::State {
     bool have_previous_ = false;
     std::vector<double> previous_capacities, previous_x;
     double previous_objective = 0;
-    bool reuse_previous(const AllocationInput& input);
+    bool reuse_previous();
 
     int column(int slot, std::size_t type) const { return 1 + slot * static_cast<int>(types) + static_cast<int>(type); }
     int share_row(int slot) const { return static_cast<int>(types) + 2 * slot; }
@@ -218,11 +218,10 @@ void AllocationLp::State::neutralize(int slot) {
     for (std::size_t t = 0; t < types; ++t) program.set_column_basic(column(slot, t), false);
 }
 
-bool AllocationLp::State::reuse_previous(const AllocationInput& input) {
+bool AllocationLp::State::reuse_previous() {
     if (changed_ || !have_previous_ || previous_x.size() != result.x.size()) return false;
     result.x = previous_x;
     result.objective = previous_objective;
-    (void)input;
     return true;
 }
 
@@ -489,7 +488,7 @@ void AllocationLp::State::solve_max_min(const AllocationInput& input) {
     for (std::size_t i = 0; i < n; ++i)
         program.set_row_bounds(objective_row(slot_of[i]), -inf, active[i] ? 0.0 : inf);
     if (!any) return;  // z would be unbounded: nobody to be fair to
-    if (reuse_previous(input)) return;
+    if (reuse_previous()) return;
 
     program.set_column_bounds(level_column, -inf, inf);
     set_objective(input, false, 1.0);
@@ -522,7 +521,7 @@ void AllocationLp::State::solve_throughput(const AllocationInput& input) {
     set_level_column(input);
     for (std::size_t i = 0; i < n; ++i) program.set_row_bounds(objective_row(slot_of[i]), -inf, inf);
     if (n == 0) return;
-    if (reuse_previous(input)) return;
+    if (reuse_previous()) return;
     program.set_column_bounds(level_column, 0.0, 0.0);
     set_objective(input, true, 0.0);
     const LpStatus status = run(result);
