@@ -3,7 +3,8 @@
 # smaller): 1M jobs on 1,024 GPUs, the micro-benchmarks, the trace readers on the public files, and a
 # 100-run sweep of 10,000-job runs, and 100,000 Philly-sized jobs on a 10,240-GPU fat tree under the
 # network model (consolidated placement, then random placement to load the fabric), and 1,000,000
-# philly.csv-shaped jobs on 4,096 GPUs at 90% load under tiresias, las and srtf. Expects
+# philly.csv-shaped jobs on 4,096 GPUs at 90% load under tiresias, las and srtf, and the Gavel allocation LPs
+# over 2,000 active jobs on 3 x 36 GPUs for 100 rounds. Expects
 # scripts/setup.sh to have built ./build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,3 +15,4 @@ cd "$(dirname "$0")/.."
 ./build/tests/bench/bench_network 100000 || [ $? -eq 77 ]
 ./build/tests/bench/bench_network 100000 none,duty,maxmin 0.75 random || [ $? -eq 77 ]
 ./build/tests/bench/bench_policies 1000000 4096 tiresias,las,srtf || [ $? -eq 77 ]
+./build/tests/bench/bench_lp 2000 100

@@ -23,3 +23,5 @@ ctest --test-dir build-asan -LE slow --output-on-failure -j "$jobs"
 ./build/tests/bench/bench_network 5000 || [ $? -eq 77 ]
 # 20,000 philly.csv-shaped jobs on 128 GPUs loaded to 90% (skipped, exit 77, without the shared data).
 ./build/tests/bench/bench_policies 20000 128 || [ $? -eq 77 ]
+# The persistent allocation LP: 300 jobs, 10 rounds per Gavel objective (bench_lp's defaults are the 2,000).
+./build/tests/bench/bench_lp 300 10

@@ -1,16 +1,733 @@
-// STUB (lead, to unblock the round mechanism): a cold re-solve per call through solve_max_min_allocation,
-// max-min only. Helper h1 replaces this file with the persistent, warm-started LP of every objective.
+// Gavel's allocation LPs on one persistent GLPK problem (POLICIES.md §8–§8.5, ../shared/GAVEL.md §2; Gavel's
+// scheduler/policies/{max_min_fairness,finish_time_fairness,min_total_duration,max_sum_throughput,isolated,
+// proportional}.py). Gavel rebuilds a cvxpy problem per call and solves it with ECOS; here the LP persists.
+//
+// Layout. Column 0 is the level variable (z for max-min, y = 1/T for makespan; fixed at 0 otherwise). Rows
+// 0..types-1 are the capacities Σ_m g_m·x_{m,t} <= W_t. Each job owns a slot p: columns 1 + p·types + t (x_{m,t})
+// and rows types + 2p (Σ_t x_{m,t} <= 1) and types + 2p + 1 (its objective row, below). An arrival takes a
+// departed job's slot when there is one (same sparsity pattern, so the basis stays a basis and the re-solve is
+// warm); surplus departures are deleted (LinearProgram keeps the basis valid across deletion); surplus
+// arrivals are appended. Coefficients are rewritten only where they changed.
+//
+// Objective rows (θ'_m(x) = Σ_t T'_{m,t}·x_{m,t} on the view's throughputs T'):
+//   max-min:     z − Σ_t c_{m,t}·x_{m,t} <= 0,  c = g·T'/(w·T^prop);  phase 1 max z, phase 2 (§8.1) z >= z*(1 − 1e-7),
+//                max Σ c·x.
+//   FTF:         θ'_m(x) >= R_m/(ρ·D_m − age_m)  (row bounds set per bisection step), objective Σ θ'_m/θ^iso_m
+//                throughout, so each step is a bound change re-solved by the dual simplex and the last one
+//                at ρ* is phase 2. The bracket starts at the previous call's ρ* and widens geometrically
+//                before bisecting (fewer LPs than bisecting [ρ_lo, ρ_hi] cold).
+//   makespan:    θ'_m(x) − R_m·y >= 0;  exact: phase 1 max y, phase 2 (dlsim's choice, for a deterministic
+//                vertex) y >= y*(1 − 1e-7), max Σ θ'_m/R_m (every job's completion rate). Gavel's bisection
+//                (gavel_makespan_bisection) fixes y = 1/T per step, objective Σ θ'_m/R_m.
+//   throughput:  no row in use (free); objective Σ θ' (or Σ θ'/T^prop).
+// Deviations from Gavel (each from POLICIES.md): x_{m,t} = 0 where T_{m,t} = 0 or W_t = 0; deterministic phase
+// 2 vertices instead of ECOS's interior points; a job no type with GPUs can run (T^prop = 0, θ^iso = 0) gets
+// x = 0 and no objective row (Gavel divides by zero); FTF and makespan skip jobs with R_m = 0 (x = 0). In the
+// agnostic FTF/makespan/throughput views a job with T_{m,ref} = 0 takes its largest throughput as its
+// reference rate (Gavel would divide by zero).
 #include "policies/lp/allocation_lp.hpp"
 
 #include "models/base/input_error.hpp"
-#include "policies/lp/max_min_allocation.hpp"
+#include "policies/lp/linear_program.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
 
 namespace dlsim {
+
+namespace {
+
+constexpr double inf = LinearProgram::infinity;
+// Phase 2 may lower the phase-1 level by this relative amount (POLICIES.md §8.1) so that phase 1's point stays
+// feasible under round-off.
+constexpr double phase2_relative_slack = 1e-7;
+constexpr int level_column = 0;
+// Gavel's makespan bisection (min_total_duration.py): window [100, 1e6] s, stop at hi <= 1.05·lo, and a
+// window moved ×10 while nothing in it is feasible (bounded here: a servable job is feasible at a finite T).
+constexpr double gavel_makespan_low = 100, gavel_makespan_high = 1e6, gavel_makespan_factor = 1.05;
+constexpr int gavel_makespan_window_moves = 30;
+
+}  // namespace
 
 struct AllocationLp::State {
     AllocationOptions options;
     AllocationResult result;
+    LinearProgram program{LpSense::Maximize};
+    std::size_t types = 0;
+    bool built = false;
+
+    // Slots, by LP position p. `slot_rate` and `slot_upper` are the coefficients and column upper bounds last
+    // written (so unchanged ones are not rewritten); `slot_fresh` marks a slot whose columns must be written.
+    std::vector<std::uint32_t> slot_key;
+    std::vector<int> slot_gang;
+    std::vector<double> slot_rate, slot_upper;
+    std::vector<char> slot_fresh;
+    // FTF bookkeeping per slot (§8.2): I_m, and R and θ^iso of the last call.
+    std::vector<double> slot_isolated_time, slot_previous_remaining, slot_previous_isolated_rate;
+    std::vector<std::pair<std::uint32_t, int>> by_key;  // (key, slot), ascending key: the last call's jobs
+    double previous_rho = 0;                             // FTF ρ* of the last call (the next bracket's start)
+    std::vector<LpTerm> level_terms;                     // column 0's entries as last written
+
+    // Per-call scratch, input order (grown, never shrunk).
+    std::vector<int> slot_of;
+    std::vector<double> rate;        // T'_{m,t} (the view's throughput; 0 where not allowed)
+    std::vector<double> row_coef;    // the objective row's x coefficient
+    std::vector<double> objective;   // x's objective coefficient in the final phase
+    std::vector<double> isolated;    // x^iso (FTF)
+    std::vector<double> isolated_rate, duration, proportional;
+    std::vector<char> active;
+    std::vector<LpTerm> terms;
+    std::vector<int> departed, delete_rows, delete_columns;
+    std::vector<std::pair<double, std::size_t>> order;
+    // Whether this call changed the LP (max-min and max throughput depend on nothing else): when it did not,
+    // the last call's answer stands and no LP is solved (e.g. a round where only remaining work moved).
+    bool changed_ = true;
+    // Makespan's y is held in units of 1/R̄ (R̄ = the active jobs' mean remaining work): the rows read
+    // θ_m − (R_m/R̄)·y' >= 0, so progress that shrinks every R_m alike leaves the LP, and its basis, unchanged.
+    double level_scale = 1;
+    bool have_previous_ = false;
+    std::vector<double> previous_capacities, previous_x;
+    double previous_objective = 0;
+    bool reuse_previous();
+
+    int column(int slot, std::size_t type) const { return 1 + slot * static_cast<int>(types) + static_cast<int>(type); }
+    int share_row(int slot) const { return static_cast<int>(types) + 2 * slot; }
+    int objective_row(int slot) const { return static_cast<int>(types) + 2 * slot + 1; }
+    int slots() const { return static_cast<int>(slot_key.size()); }
+
+    LpStatus run(AllocationResult& out) {
+        const LpStatus status = program.solve();
+        if (out.lp_solves == 0) out.cold = program.last_cold();
+        ++out.lp_solves;
+        out.simplex_iterations += program.last_iterations();
+        return status;
+    }
+
+    void rebuild(std::size_t type_count);
+    void check(const AllocationInput& input) const;
+    void match_slots(const AllocationInput& input);
+    void add_slot();
+    void neutralize(int slot);
+    void compute_rates(const AllocationInput& input);
+    void write_columns(const AllocationInput& input);
+    void set_level_column(const AllocationInput& input);
+    void set_objective(const AllocationInput& input, bool on_x, double level_coefficient);
+    void read_x(const AllocationInput& input);
+    void spread_agnostic(const AllocationInput& input);
+    void clamp_to_constraints(const AllocationInput& input);
+
+    void solve_max_min(const AllocationInput& input);
+    void solve_finish_time(const AllocationInput& input);
+    void solve_makespan(const AllocationInput& input);
+    void solve_throughput(const AllocationInput& input);
 };
+
+namespace {
+
+[[noreturn]] void bad_input(const std::string& what) { throw InternalError("allocation lp: " + what); }
+
+bool finite_non_negative(double value) { return std::isfinite(value) && value >= 0; }
+
+}  // namespace
+
+void AllocationLp::State::check(const AllocationInput& input) const {
+    const std::size_t n = input.jobs.size();
+    if (input.throughputs.size() != n * input.types())
+        bad_input(fmt::format("{} throughputs for {} jobs x {} types", input.throughputs.size(), n, input.types()));
+    for (std::size_t t = 0; t < input.types(); ++t)
+        if (!finite_non_negative(input.capacities[t]))
+            bad_input(fmt::format("capacity of type {}: expected a finite number >= 0, got {}", t, input.capacities[t]));
+    if (options.view == ThroughputView::Agnostic && options.objective != AllocationObjective::MaxMinFairness &&
+        options.reference_type >= input.types() && n > 0)
+        bad_input(fmt::format("reference type {} out of range ({} types)", options.reference_type, input.types()));
+    if (!(options.ftf_relative_tolerance > 0) || !std::isfinite(options.ftf_relative_tolerance))
+        bad_input(fmt::format("ftf_relative_tolerance: expected > 0, got {}", options.ftf_relative_tolerance));
+    for (std::size_t i = 0; i < n; ++i) {
+        const AllocationJob& job = input.jobs[i];
+        if (i > 0 && job.key <= input.jobs[i - 1].key)
+            bad_input(fmt::format("job keys not strictly ascending: {} after {}", job.key, input.jobs[i - 1].key));
+        if (job.gang < 1 || !std::isfinite(job.weight) || job.weight <= 0 || !finite_non_negative(job.remaining) ||
+            !finite_non_negative(job.age))
+            bad_input(fmt::format("job {}: gang {}, weight {}, remaining {}, age {}", job.key, job.gang, job.weight,
+                                  job.remaining, job.age));
+        for (std::size_t t = 0; t < input.types(); ++t)
+            if (!finite_non_negative(input.throughput(i, t)))
+                bad_input(fmt::format("job {}: throughput on type {}: {}", job.key, t, input.throughput(i, t)));
+    }
+}
+
+// A new problem: the level column and the capacity rows; no slots. Happens at the first call and when the
+// number of types changes (FTF's bookkeeping restarts then).
+void AllocationLp::State::rebuild(std::size_t type_count) {
+    program = LinearProgram(LpSense::Maximize);
+    program.set_method(options.objective == AllocationObjective::FinishTimeFairness ||
+                               (options.objective == AllocationObjective::Makespan && options.gavel_makespan_bisection)
+                           ? LpMethod::DualPrimal
+                           : LpMethod::Primal);
+    // FTF decides ρ's feasibility to its tolerance: bounds may not pass as met when violated by 1e-7.
+    if (options.objective == AllocationObjective::FinishTimeFairness) program.set_primal_tolerance(1e-10);
+    types = type_count;
+    program.add_column(0.0, 0.0, 0.0);
+    for (std::size_t t = 0; t < types; ++t) program.add_row(-inf, 0.0, {});
+    slot_key.clear();
+    slot_gang.clear();
+    slot_rate.clear();
+    slot_upper.clear();
+    slot_fresh.clear();
+    slot_isolated_time.clear();
+    slot_previous_remaining.clear();
+    slot_previous_isolated_rate.clear();
+    by_key.clear();
+    level_terms.clear();
+    previous_rho = 0;
+    have_previous_ = false;
+    built = true;
+}
+
+void AllocationLp::State::add_slot() {
+    const int slot = slots();
+    for (std::size_t t = 0; t < types; ++t) program.add_column(0.0, 0.0, 0.0);
+    terms.clear();
+    for (std::size_t t = 0; t < types; ++t) terms.emplace_back(column(slot, t), 1.0);
+    program.add_row(-inf, 1.0, terms);
+    program.add_row(-inf, inf, {});
+    slot_key.push_back(0);
+    slot_gang.push_back(0);
+    slot_rate.insert(slot_rate.end(), types, 0.0);
+    slot_upper.insert(slot_upper.end(), types, 0.0);
+    slot_fresh.push_back(1);
+    slot_isolated_time.push_back(0);
+    slot_previous_remaining.push_back(0);
+    slot_previous_isolated_rate.push_back(0);
+}
+
+// A reused slot's columns get new coefficients. If the departed job held exactly two basic variables among its
+// own (its two rows' auxiliaries and its columns), they are handed to the two auxiliaries: the slot's rows then
+// carry unit columns in the basis and the new coefficients sit in nonbasic columns, so the basis stays
+// nonsingular whenever the rest of it was (the level column's entries in these rows do not matter then).
+// Otherwise the statuses stay; if GLPK then finds the basis singular, the solve falls back cold.
+void AllocationLp::State::neutralize(int slot) {
+    int basic = (program.row_basic(share_row(slot)) ? 1 : 0) + (program.row_basic(objective_row(slot)) ? 1 : 0);
+    for (std::size_t t = 0; t < types; ++t) basic += program.column_basic(column(slot, t)) ? 1 : 0;
+    if (basic != 2) return;
+    program.set_row_basic(share_row(slot), true);
+    program.set_row_basic(objective_row(slot), true);
+    for (std::size_t t = 0; t < types; ++t) program.set_column_basic(column(slot, t), false);
+}
+
+bool AllocationLp::State::reuse_previous() {
+    if (changed_ || !have_previous_ || previous_x.size() != result.x.size()) return false;
+    result.x = previous_x;
+    result.objective = previous_objective;
+    return true;
+}
+
+// Diffs the input's keys against the last call's (both ascending): continuing jobs keep their slot and advance
+// FTF's I_m; arrivals take departed slots in order, then new ones; surplus departed slots are deleted.
+void AllocationLp::State::match_slots(const AllocationInput& input) {
+    const std::size_t n = input.jobs.size();
+    slot_of.assign(n, -1);
+    departed.clear();
+    std::size_t previous = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t key = input.jobs[i].key;
+        while (previous < by_key.size() && by_key[previous].first < key) departed.push_back(by_key[previous++].second);
+        if (previous < by_key.size() && by_key[previous].first == key) {
+            const int slot = by_key[previous++].second;
+            slot_of[i] = slot;
+            const auto s = static_cast<std::size_t>(slot);
+            // I_m += (R_prev − R)/θ^iso_prev: steps done since the last call at the last call's isolated rate.
+            if (slot_previous_isolated_rate[s] > 0)
+                slot_isolated_time[s] += (slot_previous_remaining[s] - input.jobs[i].remaining) /
+                                         slot_previous_isolated_rate[s];
+        }
+    }
+    while (previous < by_key.size()) departed.push_back(by_key[previous++].second);
+    std::sort(departed.begin(), departed.end());
+    if (!departed.empty()) changed_ = true;
+
+    std::size_t reuse = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (slot_of[i] >= 0) continue;
+        int slot;
+        if (reuse < departed.size()) {
+            slot = departed[reuse++];
+            neutralize(slot);
+        } else {
+            slot = slots();
+            add_slot();
+        }
+        const auto s = static_cast<std::size_t>(slot);
+        slot_of[i] = slot;
+        slot_fresh[s] = 1;
+        changed_ = true;
+        slot_isolated_time[s] = 0;  // a new job has no isolated time yet
+        slot_previous_isolated_rate[s] = 0;
+    }
+
+    if (reuse < departed.size()) {
+        // Delete the surplus slots and renumber the others (positions shift down past each deleted one).
+        delete_rows.clear();
+        delete_columns.clear();
+        std::vector<char> gone(slot_key.size(), 0);
+        for (std::size_t d = reuse; d < departed.size(); ++d) {
+            const int slot = departed[d];
+            gone[static_cast<std::size_t>(slot)] = 1;
+            delete_rows.push_back(share_row(slot));
+            delete_rows.push_back(objective_row(slot));
+            for (std::size_t t = 0; t < types; ++t) delete_columns.push_back(column(slot, t));
+        }
+        program.delete_rows_and_columns(delete_rows, delete_columns);
+        std::vector<int> renumber(slot_key.size(), -1);
+        int next = 0;
+        for (std::size_t s = 0; s < slot_key.size(); ++s) {
+            if (gone[s]) continue;
+            const auto to = static_cast<std::size_t>(next);
+            renumber[s] = next++;
+            slot_key[to] = slot_key[s];
+            slot_gang[to] = slot_gang[s];
+            std::copy_n(slot_rate.begin() + static_cast<std::ptrdiff_t>(s * types), types,
+                        slot_rate.begin() + static_cast<std::ptrdiff_t>(to * types));
+            std::copy_n(slot_upper.begin() + static_cast<std::ptrdiff_t>(s * types), types,
+                        slot_upper.begin() + static_cast<std::ptrdiff_t>(to * types));
+            slot_fresh[to] = slot_fresh[s];
+            slot_isolated_time[to] = slot_isolated_time[s];
+            slot_previous_remaining[to] = slot_previous_remaining[s];
+            slot_previous_isolated_rate[to] = slot_previous_isolated_rate[s];
+        }
+        const auto kept = static_cast<std::size_t>(next);
+        slot_key.resize(kept);
+        slot_gang.resize(kept);
+        slot_rate.resize(kept * types);
+        slot_upper.resize(kept * types);
+        slot_fresh.resize(kept);
+        slot_isolated_time.resize(kept);
+        slot_previous_remaining.resize(kept);
+        slot_previous_isolated_rate.resize(kept);
+        for (int& slot : slot_of) slot = renumber[static_cast<std::size_t>(slot)];
+        level_terms.clear();  // the row numbers moved: column 0 is rewritten
+    }
+
+    by_key.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+        by_key.emplace_back(input.jobs[i].key, slot_of[i]);
+        slot_key[static_cast<std::size_t>(slot_of[i])] = input.jobs[i].key;
+    }
+}
+
+// T'_{m,t} per the view, 0 where the job cannot use type t (T = 0 or no GPUs of it), and the quantities each
+// objective derives from it: T^prop (max-min, normalised throughput), x^iso and θ^iso (FTF).
+void AllocationLp::State::compute_rates(const AllocationInput& input) {
+    const std::size_t n = input.jobs.size();
+    rate.assign(n * types, 0.0);
+    proportional.assign(n, 0.0);
+    double total_capacity = 0;
+    for (double capacity : input.capacities) total_capacity += capacity;
+    const bool agnostic = options.view == ThroughputView::Agnostic;
+    for (std::size_t i = 0; i < n; ++i) {
+        double reference = 0;
+        if (agnostic && options.objective != AllocationObjective::MaxMinFairness) {
+            reference = input.throughput(i, options.reference_type);
+            if (reference <= 0)
+                for (std::size_t t = 0; t < types; ++t) reference = std::max(reference, input.throughput(i, t));
+        }
+        double weighted = 0;
+        for (std::size_t t = 0; t < types; ++t) {
+            const double measured = input.throughput(i, t);
+            if (measured <= 0 || input.capacities[t] <= 0) continue;
+            double& r = rate[i * types + t];
+            if (!agnostic)
+                r = measured;
+            else
+                r = options.objective == AllocationObjective::MaxMinFairness ? 1.0 : reference;
+            weighted += r * input.capacities[t];
+        }
+        if (total_capacity > 0) proportional[i] = weighted / total_capacity;
+    }
+}
+
+// Writes each job's columns where its gang, coefficients or bounds changed (or the slot is fresh), and the
+// capacity and objective-row bounds every call (O(types + jobs) cheap calls).
+void AllocationLp::State::write_columns(const AllocationInput& input) {
+    for (std::size_t t = 0; t < types; ++t) program.set_row_bounds(static_cast<int>(t), -inf, input.capacities[t]);
+    for (std::size_t i = 0; i < input.jobs.size(); ++i) {
+        const int slot = slot_of[i];
+        const auto s = static_cast<std::size_t>(slot);
+        const int gang = input.jobs[i].gang;
+        bool changed = slot_fresh[s] || slot_gang[s] != gang;
+        for (std::size_t t = 0; t < types && !changed; ++t)
+            changed = slot_rate[s * types + t] != row_coef[i * types + t];
+        if (changed) {
+            for (std::size_t t = 0; t < types; ++t) {
+                const double coefficient = row_coef[i * types + t];
+                const LpTerm entries[] = {{static_cast<int>(t), static_cast<double>(gang)},
+                                          {share_row(slot), 1.0},
+                                          {objective_row(slot), coefficient}};
+                program.set_column_terms(column(slot, t), entries);
+                slot_rate[s * types + t] = coefficient;
+            }
+            slot_gang[s] = gang;
+            slot_fresh[s] = 0;
+            changed_ = true;
+        }
+        for (std::size_t t = 0; t < types; ++t) {
+            // Allowed columns are boxed at 1 (implied by the share row; a box keeps the dual simplex's start
+            // dual feasible), the others fixed at 0.
+            const double upper = active[i] && rate[i * types + t] > 0 ? 1.0 : 0.0;
+            if (slot_upper[s * types + t] != upper) {
+                program.set_column_bounds(column(slot, t), 0.0, upper);
+                changed_ = true;
+                slot_upper[s * types + t] = upper;
+            }
+        }
+    }
+}
+
+// Column 0's entries: 1 in each served max-min row (z − Σ c·x <= 0), −R_m in each active makespan row.
+void AllocationLp::State::set_level_column(const AllocationInput& input) {
+    terms.clear();
+    for (std::size_t i = 0; i < input.jobs.size(); ++i) {
+        if (!active[i]) continue;
+        if (options.objective == AllocationObjective::MaxMinFairness)
+            terms.emplace_back(objective_row(slot_of[i]), 1.0);
+        else if (options.objective == AllocationObjective::Makespan)
+            terms.emplace_back(objective_row(slot_of[i]), -input.jobs[i].remaining / level_scale);
+    }
+    std::sort(terms.begin(), terms.end());
+    if (terms != level_terms) {
+        program.set_column_terms(level_column, terms);
+        level_terms = terms;
+        changed_ = true;
+    }
+}
+
+void AllocationLp::State::set_objective(const AllocationInput& input, bool on_x, double level_coefficient) {
+    program.set_objective(level_column, level_coefficient);
+    for (std::size_t i = 0; i < input.jobs.size(); ++i)
+        for (std::size_t t = 0; t < types; ++t)
+            program.set_objective(column(slot_of[i], t), on_x ? objective[i * types + t] : 0.0);
+}
+
+void AllocationLp::State::read_x(const AllocationInput& input) {
+    for (std::size_t i = 0; i < input.jobs.size(); ++i)
+        for (std::size_t t = 0; t < types; ++t) result.x[i * types + t] = program.column_value(column(slot_of[i], t));
+}
+
+// Agnostic view: the LP pins each job's total share s_m only (every type is worth the same to it), so the
+// share is spread over the types. Jobs that can use every type with GPUs ("unrestricted") are spread over the
+// capacity the restricted jobs leave, in proportion to it: x_{m,t} = s_m·(W_t − U_t)/Σ_t'(W_t' − U_t'), with U_t
+// the restricted jobs' use of type t (their x stays the LP's). With no restricted job this is s_m·W_t/ΣW, Gavel's
+// symmetric point. Feasible: Σ_unrestricted g_m·s_m <= Σ_t (W_t − U_t) by the LP's capacity rows, so each type
+// receives at most W_t − U_t; the share and objective rows only see s_m, which is unchanged.
+void AllocationLp::State::spread_agnostic(const AllocationInput& input) {
+    const std::size_t n = input.jobs.size();
+    std::vector<double> residual(input.capacities);
+    std::vector<char> unrestricted(n, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t t = 0; t < types; ++t)
+            if (input.capacities[t] > 0 && input.throughput(i, t) <= 0) unrestricted[i] = 0;
+        if (unrestricted[i]) continue;
+        for (std::size_t t = 0; t < types; ++t) residual[t] -= input.jobs[i].gang * result.x[i * types + t];
+    }
+    double total = 0;
+    for (double& r : residual) total += (r = std::max(0.0, r));
+    if (total <= 0) return;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!unrestricted[i]) continue;
+        double share = 0;
+        for (std::size_t t = 0; t < types; ++t) share += result.x[i * types + t];
+        for (std::size_t t = 0; t < types; ++t) result.x[i * types + t] = share * residual[t] / total;
+    }
+}
+
+// (B) exactly, up to round-off: x in [0, 1] and 0 where T = 0 or W = 0, each job's share <= 1 and each type's
+// GPU use <= W_t (scaled down by the simplex's relative excess, about 1e-9 at most).
+void AllocationLp::State::clamp_to_constraints(const AllocationInput& input) {
+    const std::size_t n = input.jobs.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        double share = 0;
+        for (std::size_t t = 0; t < types; ++t) {
+            double& x = result.x[i * types + t];
+            if (input.throughput(i, t) <= 0 || input.capacities[t] <= 0) x = 0;
+            x = std::clamp(x, 0.0, 1.0);
+            share += x;
+        }
+        if (share > 1)
+            for (std::size_t t = 0; t < types; ++t) result.x[i * types + t] /= share;
+    }
+    for (std::size_t t = 0; t < types; ++t) {
+        double used = 0;
+        for (std::size_t i = 0; i < n; ++i) used += input.jobs[i].gang * result.x[i * types + t];
+        if (used <= input.capacities[t]) continue;
+        const double scale = input.capacities[t] / used * (1 - 1e-15);
+        for (std::size_t i = 0; i < n; ++i) result.x[i * types + t] *= scale;
+    }
+}
+
+void AllocationLp::State::solve_max_min(const AllocationInput& input) {
+    const std::size_t n = input.jobs.size();
+    row_coef.assign(n * types, 0.0);
+    objective.assign(n * types, 0.0);
+    active.assign(n, 0);
+    bool any = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (proportional[i] <= 0) continue;  // cannot be served: no fairness row
+        active[i] = 1;
+        any = true;
+        for (std::size_t t = 0; t < types; ++t) {
+            const double c = input.jobs[i].gang * rate[i * types + t] / (input.jobs[i].weight * proportional[i]);
+            objective[i * types + t] = c;
+            row_coef[i * types + t] = -c;
+        }
+    }
+    write_columns(input);
+    set_level_column(input);
+    for (std::size_t i = 0; i < n; ++i)
+        program.set_row_bounds(objective_row(slot_of[i]), -inf, active[i] ? 0.0 : inf);
+    if (!any) return;  // z would be unbounded: nobody to be fair to
+    if (reuse_previous()) return;
+
+    program.set_column_bounds(level_column, -inf, inf);
+    set_objective(input, false, 1.0);
+    LpStatus status = run(result);
+    if (status != LpStatus::Optimal) bad_input(fmt::format("max-min phase 1 ended {}", to_string(status)));
+    const double z = program.objective_value();
+    result.objective = z;
+
+    program.set_column_bounds(level_column, z - std::abs(z) * phase2_relative_slack, inf);
+    set_objective(input, true, 0.0);
+    status = run(result);
+    if (status != LpStatus::Optimal) bad_input(fmt::format("max-min phase 2 ended {}", to_string(status)));
+    read_x(input);
+}
+
+void AllocationLp::State::solve_throughput(const AllocationInput& input) {
+    const std::size_t n = input.jobs.size();
+    row_coef.assign(rate.begin(), rate.end());
+    objective.assign(n * types, 0.0);
+    active.assign(n, 1);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t t = 0; t < types; ++t) {
+            const double r = rate[i * types + t];
+            if (!options.normalize_throughput_sum)
+                objective[i * types + t] = r;
+            else if (proportional[i] > 0)
+                objective[i * types + t] = r / proportional[i];
+        }
+    write_columns(input);
+    set_level_column(input);
+    for (std::size_t i = 0; i < n; ++i) program.set_row_bounds(objective_row(slot_of[i]), -inf, inf);
+    if (n == 0) return;
+    if (reuse_previous()) return;
+    program.set_column_bounds(level_column, 0.0, 0.0);
+    set_objective(input, true, 0.0);
+    const LpStatus status = run(result);
+    if (status != LpStatus::Optimal) bad_input(fmt::format("max throughput ended {}", to_string(status)));
+    result.objective = program.objective_value();
+    read_x(input);
+}
+
+void AllocationLp::State::solve_makespan(const AllocationInput& input) {
+    const std::size_t n = input.jobs.size();
+    row_coef.assign(rate.begin(), rate.end());
+    objective.assign(n * types, 0.0);
+    active.assign(n, 0);
+    bool any = false;
+    double total_remaining = 0;
+    int count = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (input.jobs[i].remaining <= 0 || proportional[i] <= 0) continue;
+        active[i] = 1;
+        any = true;
+        total_remaining += input.jobs[i].remaining;
+        ++count;
+    }
+    level_scale = count > 0 ? total_remaining / count : 1.0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (active[i])
+            for (std::size_t t = 0; t < types; ++t)
+                objective[i * types + t] = rate[i * types + t] * level_scale / input.jobs[i].remaining;
+    write_columns(input);
+    set_level_column(input);
+    for (std::size_t i = 0; i < n; ++i)
+        program.set_row_bounds(objective_row(slot_of[i]), active[i] ? 0.0 : -inf, inf);
+    if (!any) return;
+
+    if (!options.gavel_makespan_bisection) {
+        program.set_column_bounds(level_column, 0.0, inf);
+        set_objective(input, false, 1.0);
+        LpStatus status = run(result);
+        if (status != LpStatus::Optimal) bad_input(fmt::format("makespan phase 1 ended {}", to_string(status)));
+        const double y = program.objective_value();  // y' = R̄·y
+        if (!(y > 0)) bad_input("makespan: no positive completion rate");
+        result.objective = level_scale / y;
+        program.set_column_bounds(level_column, y * (1 - phase2_relative_slack), inf);
+        set_objective(input, true, 0.0);
+        status = run(result);
+        if (status != LpStatus::Optimal) bad_input(fmt::format("makespan phase 2 ended {}", to_string(status)));
+        read_x(input);
+        return;
+    }
+
+    // Gavel's bisection: T feasible ⇔ the LP with y fixed at 1/T is feasible.
+    set_objective(input, true, 0.0);
+    const auto feasible = [&](double horizon) {
+        program.set_column_bounds(level_column, level_scale / horizon, level_scale / horizon);
+        const LpStatus status = run(result);
+        if (status == LpStatus::Optimal) return true;
+        if (status == LpStatus::Infeasible) return false;
+        bad_input(fmt::format("makespan bisection step ended {}", to_string(status)));
+    };
+    double window_low = gavel_makespan_low, window_high = gavel_makespan_high;
+    for (int move = 0; move < gavel_makespan_window_moves; ++move) {
+        double low = window_low, high = window_high, found = 0;
+        bool at_found = false;  // the LP's current solution is the one at `found`
+        while (gavel_makespan_factor * low < high) {
+            const double middle = (low + high) / 2;
+            if (feasible(middle)) {
+                high = found = middle;
+                at_found = true;
+            } else {
+                low = middle;
+                at_found = false;
+            }
+        }
+        if (found > 0) {
+            if (!at_found && !feasible(found)) bad_input("makespan: a feasible horizon turned infeasible");
+            result.objective = found;
+            read_x(input);
+            return;
+        }
+        window_low *= 10;
+        window_high *= 10;
+    }
+    bad_input("makespan bisection: no feasible horizon");
+}
+
+void AllocationLp::State::solve_finish_time(const AllocationInput& input) {
+    const std::size_t n = input.jobs.size();
+    row_coef.assign(rate.begin(), rate.end());
+    objective.assign(n * types, 0.0);
+    isolated.assign(n * types, 0.0);
+    isolated_rate.assign(n, 0.0);
+    duration.assign(n, 0.0);
+    active.assign(n, 0);
+    double total_capacity = 0;
+    for (double capacity : input.capacities) total_capacity += capacity;
+    const double jobs = static_cast<double>(n);
+    bool any = false;
+    double rho_low = 0, rho_high = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const AllocationJob& job = input.jobs[i];
+        // Isolated share (isolated.py): x^iso_{m,t} = (W_t/(M·g_m)) / max(1, Σ_t' W_t'/(M·g_m)).
+        const double scale = std::max(1.0, total_capacity / (jobs * job.gang));
+        for (std::size_t t = 0; t < types; ++t) {
+            if (rate[i * types + t] <= 0) continue;  // (T = 0 there: the point stays in (B) without it)
+            isolated[i * types + t] = input.capacities[t] / (jobs * job.gang) / scale;
+            isolated_rate[i] += rate[i * types + t] * isolated[i * types + t];
+        }
+        const auto s = static_cast<std::size_t>(slot_of[i]);
+        slot_previous_remaining[s] = job.remaining;  // for the next call's I_m
+        slot_previous_isolated_rate[s] = isolated_rate[i];
+        if (job.remaining <= 0 || isolated_rate[i] <= 0) continue;
+        active[i] = 1;
+        any = true;
+        duration[i] = slot_isolated_time[s] + job.remaining / isolated_rate[i];  // D_m
+        for (std::size_t t = 0; t < types; ++t) objective[i * types + t] = rate[i * types + t] / isolated_rate[i];
+        // ρ_lo: the job alone at its best rate on its gang (types filled fastest first, within W_t/g_m and 1).
+        double best = 0, left = 1;
+        order.clear();
+        for (std::size_t t = 0; t < types; ++t)
+            if (rate[i * types + t] > 0) order.emplace_back(-rate[i * types + t], t);
+        std::sort(order.begin(), order.end());
+        for (const auto& [negative_rate, t] : order) {
+            const double take = std::min(left, input.capacities[t] / job.gang);
+            best += -negative_rate * take;
+            left -= take;
+            if (left <= 0) break;
+        }
+        rho_low = std::max(rho_low, (job.age + job.remaining / best) / duration[i]);
+        rho_high = std::max(rho_high, (job.age + job.remaining / isolated_rate[i]) / duration[i]);
+    }
+    write_columns(input);
+    set_level_column(input);
+    program.set_column_bounds(level_column, 0.0, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+        if (!active[i]) program.set_row_bounds(objective_row(slot_of[i]), -inf, inf);
+    const auto isolated_allocation = [&] {
+        result.x = isolated;
+        result.objective = rho_high;
+    };
+    if (!any) return;
+    set_objective(input, true, 0.0);
+
+    // ρ feasible ⇔ θ_m(x) >= R_m/(ρ·D_m − age_m) for every active m has a solution in (B).
+    const auto feasible = [&](double rho) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (active[i] && rho * duration[i] <= input.jobs[i].age) return false;
+        for (std::size_t i = 0; i < n; ++i)
+            if (active[i])
+                program.set_row_bounds(objective_row(slot_of[i]),
+                                       input.jobs[i].remaining / (rho * duration[i] - input.jobs[i].age), inf);
+        const LpStatus status = run(result);
+        if (status == LpStatus::Optimal) return true;
+        if (status == LpStatus::Infeasible) return false;
+        bad_input(fmt::format("finish-time fairness step ended {}", to_string(status)));
+    };
+    // Invariant: `high` feasible (ρ_hi is, by x^iso), `low` infeasible or untested-but-a-lower-bound.
+    const double tolerance = options.ftf_relative_tolerance;
+    double low = rho_low, high = rho_high;
+    double at = -1;  // the ρ whose LP the program last solved feasibly (and holds), -1 = none
+    const auto test = [&](double rho) {
+        const bool ok = feasible(rho);
+        at = ok ? rho : -1;
+        return ok;
+    };
+    if (previous_rho > low && previous_rho < high) {
+        // Warm bracket: ρ* moves little between calls; widen a window around the last ρ* geometrically.
+        double step = 4 * tolerance;
+        if (test(previous_rho)) {
+            high = previous_rho;
+            while (high > low * (1 + tolerance)) {
+                const double candidate = std::max(low, high / (1 + step));
+                if (!test(candidate)) {
+                    low = candidate;
+                    break;
+                }
+                high = candidate;
+                step *= 4;
+            }
+        } else {
+            low = previous_rho;
+            while (high > low * (1 + tolerance)) {
+                const double candidate = std::min(high, low * (1 + step));
+                if (test(candidate)) {
+                    high = candidate;
+                    break;
+                }
+                low = candidate;
+                step *= 4;
+            }
+        }
+    }
+    while (high > low * (1 + tolerance)) {
+        const double middle = std::sqrt(low * high);  // bisection on log ρ
+        if (test(middle))
+            high = middle;
+        else
+            low = middle;
+    }
+    if (at != high && !test(high)) {
+        isolated_allocation();  // numerically infeasible even at ρ_hi: Gavel's fallback
+        return;
+    }
+    previous_rho = high;
+    result.objective = high;
+    read_x(input);
+}
 
 AllocationLp::AllocationLp(AllocationOptions options) : state_(std::make_unique<State>()) {
     state_->options = options;
@@ -21,24 +738,34 @@ AllocationLp& AllocationLp::operator=(AllocationLp&&) noexcept = default;
 const AllocationOptions& AllocationLp::options() const { return state_->options; }
 
 const AllocationResult& AllocationLp::solve(const AllocationInput& input) {
-    if (state_->options.objective != AllocationObjective::MaxMinFairness)
-        throw InternalError("AllocationLp stub: only max-min fairness");
-    std::vector<MaxMinJob> jobs(input.jobs.size());
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-        jobs[i].gang = input.jobs[i].gang;
-        jobs[i].weight = input.jobs[i].weight;
-        jobs[i].throughputs.assign(input.throughputs.begin() + i * input.types(),
-                                   input.throughputs.begin() + (i + 1) * input.types());
+    State& s = *state_;
+    s.check(input);
+    if (!s.built || s.types != input.types()) s.rebuild(input.types());
+    if (!s.options.warm_start) s.program.reset_basis();
+    AllocationResult& result = s.result;
+    result.types = input.types();
+    result.x.assign(input.jobs.size() * input.types(), 0.0);
+    result.objective = 0;
+    result.lp_solves = 0;
+    result.simplex_iterations = 0;
+    result.cold = false;
+
+    s.changed_ = !s.options.warm_start || s.previous_capacities != input.capacities;
+    s.previous_capacities = input.capacities;
+    s.match_slots(input);
+    s.compute_rates(input);
+    switch (s.options.objective) {
+        case AllocationObjective::MaxMinFairness: s.solve_max_min(input); break;
+        case AllocationObjective::FinishTimeFairness: s.solve_finish_time(input); break;
+        case AllocationObjective::Makespan: s.solve_makespan(input); break;
+        case AllocationObjective::MaxThroughput: s.solve_throughput(input); break;
     }
-    MaxMinAllocation a = solve_max_min_allocation(
-        jobs, input.capacities,
-        state_->options.view == ThroughputView::Agnostic ? ThroughputMode::Agnostic : ThroughputMode::Measured);
-    state_->result.types = input.types();
-    state_->result.x = a.fractions;
-    state_->result.objective = a.z;
-    state_->result.lp_solves = 2;
-    state_->result.cold = true;
-    return state_->result;
+    s.previous_x = result.x;  // before the spread and clamp, which reapply to it
+    s.previous_objective = result.objective;
+    s.have_previous_ = true;
+    if (s.options.view == ThroughputView::Agnostic && s.options.agnostic_spread) s.spread_agnostic(input);
+    s.clamp_to_constraints(input);
+    return result;
 }
 
 std::string_view to_string(AllocationObjective objective) {

@@ -1,9 +1,13 @@
 #pragma once
 // Gavel's allocation LPs (POLICIES.md §8, ../shared/GAVEL.md §2) as one object that lives across rounds:
 // the round mechanism (policies/round_scheduler) calls solve() with the jobs active now, and the object keeps
-// one GLPK problem whose rows and columns follow the jobs (a departed job's are deleted, an arrival's
-// appended, changed coefficients set in place) and re-solves it from the previous basis. Cold solves happen
-// only at the first call or when the basis is lost.
+// one GLPK problem whose rows and columns follow the jobs (an arrival takes a departed job's rows and columns
+// when there is one, otherwise new ones are appended; surplus departures are deleted; changed coefficients are
+// set in place) and re-solves it from the previous basis. Cold solves happen only at the first call, when the
+// basis is lost (GLPK finds it singular), when the number of types changes, or with warm_start = false.
+// A call that leaves the max-min or max-throughput LP unchanged (no arrival, departure, coefficient or capacity
+// change; remaining work and age do not enter them) returns the last answer without solving (lp_solves = 0).
+// Formulations and deviations from Gavel: allocation_lp.cpp's header comment.
 //
 // X: x_{m,t} is the fraction of wall time job m spends on g_m GPUs of type t, subject to (B):
 //   x >= 0,  Σ_t x_{m,t} <= 1,  Σ_m g_m·x_{m,t} <= W_t,  and x_{m,t} = 0 where T_{m,t} = 0.
@@ -37,6 +41,9 @@ struct AllocationOptions {
     bool gavel_makespan_bisection = false;  ///< §8.3 compat: bisection over [100, 1e6] s with factor 1.05
     bool normalize_throughput_sum = false;  ///< §8.4: divide T_{m,t} by T^prop_m in the max-throughput objective
     double ftf_relative_tolerance = 1e-4;   ///< §8.2: bisection on log ρ to this relative width
+    /// false: every call starts its first LP from GLPK's standard basis (the FTF bookkeeping and the problem
+    /// itself still persist). For tests and benchmarks comparing warm against cold.
+    bool warm_start = true;
 };
 
 /// One active job. Its throughputs are in AllocationInput::throughputs.
@@ -65,7 +72,9 @@ struct AllocationInput {
 struct AllocationResult {
     std::size_t types = 0;
     std::vector<double> x;  ///< job-major, in the input's job order
-    /// z* (LAS), ρ* (FTF), T* in seconds (makespan), Σθ (throughput); 0 with no jobs.
+    /// z* (LAS), ρ* (FTF: the bisection's smallest feasible ρ; ρ_hi of x^iso when it fell back to x^iso),
+    /// T* in seconds (makespan: 1/y*, or the bisection's last feasible T), Σθ (throughput; Σ θ_m/T^prop_m with
+    /// normalize_throughput_sum); 0 with no jobs to serve.
     double objective = 0;
     int lp_solves = 0;           ///< GLPK solves this call took (bisection steps and phase 2 included)
     int simplex_iterations = 0;  ///< summed over them

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <glpk.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -98,28 +99,55 @@ int LinearProgram::add_column(double lower, double upper, double objective) {
     return column;
 }
 
+int LinearProgram::gather_terms(std::span<const LpTerm> terms, int count, const std::string& owner) {
+    const auto size = static_cast<std::size_t>(count) + 1;
+    if (index_.size() < size) {
+        index_.resize(size);
+        value_.resize(size);
+    }
+    if (seen_.size() < size) seen_.resize(size, 0);
+    if (++stamp_ == 0) {  // wrapped: old stamps could collide
+        std::fill(seen_.begin(), seen_.end(), 0u);
+        stamp_ = 1;
+    }
+    int length = 0;
+    for (const auto& [position, coefficient] : terms) {
+        if (position < 0 || position >= count)
+            throw InternalError(fmt::format("linear program: {}: index {} out of range (the program has {})", owner,
+                                            position, count));
+        check_finite(coefficient, owner);
+        if (seen_[static_cast<std::size_t>(position)] == stamp_)
+            throw InternalError(fmt::format("linear program: {}: index {} given twice", owner, position));
+        seen_[static_cast<std::size_t>(position)] = stamp_;
+        if (coefficient == 0.0) continue;
+        ++length;
+        index_[static_cast<std::size_t>(length)] = position + 1;  // GLPK arrays are 1-based: element 0 is unused
+        value_[static_cast<std::size_t>(length)] = coefficient;
+    }
+    return length;
+}
+
 int LinearProgram::add_row(double lower, double upper, std::span<const LpTerm> terms) {
     const int row = rows();
     const std::string owner = fmt::format("row {}", row);
     const int type = bound_type(lower, upper, owner);
-    // GLPK arrays are 1-based: element 0 is unused.
-    std::vector<int> index(1, 0);
-    std::vector<double> value(1, 0.0);
-    std::vector<bool> seen(static_cast<std::size_t>(columns()), false);
-    for (const auto& [column, coefficient] : terms) {
-        check_column(column, owner.c_str());
-        check_finite(coefficient, owner);
-        if (seen[static_cast<std::size_t>(column)])
-            throw InternalError(fmt::format("linear program: {}: column {} given twice", owner, column));
-        seen[static_cast<std::size_t>(column)] = true;
-        if (coefficient == 0.0) continue;
-        index.push_back(column + 1);
-        value.push_back(coefficient);
-    }
+    const int length = gather_terms(terms, columns(), owner);
     const int glpk_row = glp_add_rows(problem_.get(), 1);
     glp_set_row_bnds(problem_.get(), glpk_row, type, finite_or_zero(lower), finite_or_zero(upper));
-    glp_set_mat_row(problem_.get(), glpk_row, static_cast<int>(index.size()) - 1, index.data(), value.data());
+    glp_set_mat_row(problem_.get(), glpk_row, length, index_.data(), value_.data());
     return row;
+}
+
+void LinearProgram::set_row_terms(int row, std::span<const LpTerm> terms) {
+    check_row(row, "set_row_terms");
+    const int length = gather_terms(terms, columns(), fmt::format("row {}", row));
+    glp_set_mat_row(problem_.get(), row + 1, length, index_.data(), value_.data());
+}
+
+void LinearProgram::set_column_terms(int column, std::span<const LpTerm> terms) {
+    check_column(column, "set_column_terms");
+    const int length = gather_terms(terms, rows(), fmt::format("column {}", column));
+    glp_set_mat_col(problem_.get(), column + 1, length, index_.data(), value_.data());
 }
 
 // GLPK has no single-entry setter: read the row, edit it, write it back (O(row length)). The basis statuses
@@ -128,9 +156,15 @@ void LinearProgram::set_coefficient(int row, int column, double value) {
     check_row(row, "set_coefficient");
     check_column(column, "set_coefficient");
     check_finite(value, fmt::format("row {} column {}", row, column));
-    std::vector<int> index(static_cast<std::size_t>(columns()) + 2);
-    std::vector<double> values(index.size());
-    int length = glp_get_mat_row(problem_.get(), row + 1, index.data(), values.data());
+    int length = glp_get_mat_row(problem_.get(), row + 1, nullptr, nullptr);
+    const auto size = static_cast<std::size_t>(length) + 2;
+    if (index_.size() < size) {
+        index_.resize(size);
+        value_.resize(size);
+    }
+    std::vector<int>& index = index_;
+    std::vector<double>& values = value_;
+    glp_get_mat_row(problem_.get(), row + 1, index.data(), values.data());
     int position = 1;
     while (position <= length && index[static_cast<std::size_t>(position)] != column + 1) ++position;
     if (position > length) {
@@ -146,6 +180,115 @@ void LinearProgram::set_coefficient(int row, int column, double value) {
         values[static_cast<std::size_t>(position)] = value;
     }
     glp_set_mat_row(problem_.get(), row + 1, length, index.data(), values.data());
+}
+
+namespace {
+
+// The nonbasic status a variable of this GLPK bound type takes when it leaves the basis.
+int nonbasic_status(int bound_type) {
+    switch (bound_type) {
+        case GLP_FR: return GLP_NF;
+        case GLP_UP: return GLP_NU;
+        case GLP_FX: return GLP_NS;
+        default: return GLP_NL;
+    }
+}
+
+// GLPK numbers variables 1..m (row auxiliaries) then m+1..m+n (columns).
+void set_variable_status(glp_prob* problem, int k, bool basic) {
+    const int m = glp_get_num_rows(problem);
+    if (k <= m)
+        glp_set_row_stat(problem, k, basic ? GLP_BS : nonbasic_status(glp_get_row_type(problem, k)));
+    else
+        glp_set_col_stat(problem, k - m, basic ? GLP_BS : nonbasic_status(glp_get_col_type(problem, k - m)));
+}
+
+// Checked indices, 1-based, for glp_del_rows / glp_del_cols (element 0 unused).
+std::vector<int> deletion_list(std::span<const int> indices, int count, const char* what) {
+    std::vector<int> list(1, 0);
+    std::vector<bool> seen(static_cast<std::size_t>(count), false);
+    for (int index : indices) {
+        if (index < 0 || index >= count)
+            throw InternalError(fmt::format("linear program: {}: index {} out of range (the program has {})", what,
+                                            index, count));
+        if (seen[static_cast<std::size_t>(index)])
+            throw InternalError(fmt::format("linear program: {}: index {} given twice", what, index));
+        seen[static_cast<std::size_t>(index)] = true;
+        list.push_back(index + 1);
+    }
+    return list;
+}
+
+}  // namespace
+
+// Pivots so that the deleted columns are nonbasic and the deleted rows' auxiliaries basic: removing a row
+// together with its basic auxiliary (a unit column of the basis matrix) and nonbasic columns leaves a
+// nonsingular basis of the right size. Each pivot takes a refactorization; callers delete few at a time.
+void LinearProgram::prepare_deletion(std::span<const int> rows, std::span<const int> columns) {
+    if (!has_basis_) return;
+    glp_prob* problem = problem_.get();
+    const int m = glp_get_num_rows(problem);
+    const int n = glp_get_num_cols(problem);
+    std::vector<char> deleted(static_cast<std::size_t>(m + n) + 1, 0);  // by GLPK variable number
+    for (int row : rows) deleted[static_cast<std::size_t>(row + 1)] = 1;
+    for (int column : columns) deleted[static_cast<std::size_t>(m + column + 1)] = 1;
+    std::vector<int> index(static_cast<std::size_t>(m + n) + 1);
+    std::vector<double> value(index.size());
+    const auto lose_basis = [this] { has_basis_ = false; };
+    const auto refactorize = [&] { return glp_bf_exists(problem) || glp_factorize(problem) == 0; };
+    if (!refactorize()) return lose_basis();
+    for (int column : columns) {
+        const int k = m + column + 1;
+        if (glp_get_col_stat(problem, column + 1) != GLP_BS) continue;
+        // Row of the tableau: x_k = Σ alpha_j·x_j over nonbasic j. Any j with alpha_j != 0 can replace x_k;
+        // prefer a deleted row's auxiliary (it has to become basic anyway), then the largest |alpha|.
+        const int length = glp_eval_tab_row(problem, k, index.data(), value.data());
+        int best = 0;
+        double best_score = 0;
+        for (int i = 1; i <= length; ++i) {
+            const int j = index[static_cast<std::size_t>(i)];
+            const double magnitude = std::abs(value[static_cast<std::size_t>(i)]);
+            if (magnitude < 1e-7 || (j > m && deleted[static_cast<std::size_t>(j)])) continue;
+            const double score = magnitude * (j <= m && deleted[static_cast<std::size_t>(j)] ? 1e3 : 1.0);
+            if (score > best_score) best_score = score, best = j;
+        }
+        if (best == 0) return lose_basis();
+        set_variable_status(problem, best, true);
+        set_variable_status(problem, k, false);
+        if (!refactorize()) return lose_basis();
+    }
+    for (int row : rows) {
+        const int k = row + 1;
+        if (glp_get_row_stat(problem, k) == GLP_BS) continue;
+        // Column of the tableau: how the basic variables move with x_k; one with alpha != 0 can leave.
+        const int length = glp_eval_tab_col(problem, k, index.data(), value.data());
+        int best = 0;
+        double best_score = 0;
+        for (int i = 1; i <= length; ++i) {
+            const int j = index[static_cast<std::size_t>(i)];
+            const double magnitude = std::abs(value[static_cast<std::size_t>(i)]);
+            if (magnitude < 1e-7 || (j <= m && deleted[static_cast<std::size_t>(j)])) continue;
+            if (magnitude > best_score) best_score = magnitude, best = j;
+        }
+        if (best == 0) return lose_basis();
+        set_variable_status(problem, best, false);
+        set_variable_status(problem, k, true);
+        if (!refactorize()) return lose_basis();
+    }
+}
+
+void LinearProgram::delete_rows(std::span<const int> rows) { delete_rows_and_columns(rows, {}); }
+
+void LinearProgram::delete_columns(std::span<const int> columns) { delete_rows_and_columns({}, columns); }
+
+void LinearProgram::delete_rows_and_columns(std::span<const int> rows, std::span<const int> columns) {
+    std::vector<int> row_list = deletion_list(rows, this->rows(), "delete_rows");
+    std::vector<int> column_list = deletion_list(columns, this->columns(), "delete_columns");
+    if (row_list.size() == 1 && column_list.size() == 1) return;
+    prepare_deletion(rows, columns);
+    if (row_list.size() > 1) glp_del_rows(problem_.get(), static_cast<int>(row_list.size()) - 1, row_list.data());
+    if (column_list.size() > 1)
+        glp_del_cols(problem_.get(), static_cast<int>(column_list.size()) - 1, column_list.data());
 }
 
 void LinearProgram::set_column_bounds(int column, double lower, double upper) {
@@ -170,23 +313,53 @@ void LinearProgram::set_sense(LpSense sense) {
     glp_set_obj_dir(problem_.get(), sense == LpSense::Maximize ? GLP_MAX : GLP_MIN);
 }
 
+void LinearProgram::set_primal_tolerance(double tolerance) {
+    if (!(tolerance > 0 && tolerance < 1e-3))
+        throw InternalError(fmt::format("linear program: primal tolerance: expected in (0, 1e-3), got {}", tolerance));
+    primal_tolerance_ = tolerance;
+}
+
 void LinearProgram::reset_basis() { has_basis_ = false; }
+
+bool LinearProgram::row_basic(int row) const {
+    check_row(row, "row_basic");
+    return glp_get_row_stat(problem_.get(), row + 1) == GLP_BS;
+}
+
+bool LinearProgram::column_basic(int column) const {
+    check_column(column, "column_basic");
+    return glp_get_col_stat(problem_.get(), column + 1) == GLP_BS;
+}
+
+void LinearProgram::set_row_basic(int row, bool basic) {
+    check_row(row, "set_row_basic");
+    set_variable_status(problem_.get(), row + 1, basic);
+}
+
+void LinearProgram::set_column_basic(int column, bool basic) {
+    check_column(column, "set_column_basic");
+    set_variable_status(problem_.get(), rows() + column + 1, basic);
+}
 
 int LinearProgram::run_simplex() {
     glp_smcp parameters;
     glp_init_smcp(&parameters);
     parameters.msg_lev = GLP_MSG_OFF;
     parameters.presolve = GLP_OFF;  // the presolver would throw the basis away
+    parameters.meth = method_ == LpMethod::DualPrimal ? GLP_DUALP : GLP_PRIMAL;
+    parameters.tol_bnd = primal_tolerance_;
     return glp_simplex(problem_.get(), &parameters);
 }
 
 LpStatus LinearProgram::solve() {
     glp_term_out(GLP_OFF);  // per thread in GLPK: repeat it on the solving thread
+    last_cold_ = !has_basis_;
     if (!has_basis_) glp_std_basis(problem_.get());
     const int iterations_before = glp_get_it_cnt(problem_.get());
     int code = run_simplex();
-    if (has_basis_ && (code == GLP_EBADB || code == GLP_ESING || code == GLP_ECOND)) {
+    if (has_basis_ && (code == GLP_EBADB || code == GLP_ESING || code == GLP_ECOND || code == GLP_EFAIL)) {
         glp_std_basis(problem_.get());
+        last_cold_ = true;
         code = run_simplex();
     }
     if (code != 0)

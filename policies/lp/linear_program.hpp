@@ -9,12 +9,19 @@
 //   - Deterministic: GLPK's simplex has no randomness, so the same calls give the same vertex.
 //   - Failures never abort: indices, bounds and values are checked here before GLPK sees them (GLPK aborts
 //     the process on a bad argument), and a non-zero simplex return code throws InternalError naming it.
-//     A simplex failure on a warm basis (singular, ill-conditioned) is retried once from a cold basis.
+//     A simplex failure on a warm basis (invalid, singular, ill-conditioned) is retried once from a cold basis.
+//   - Deletion keeps the basis usable: before GLPK removes rows and columns, every deleted column that is basic
+//     is pivoted out (replaced by the nonbasic variable with the largest tableau entry in its row) and every
+//     deleted row whose auxiliary is nonbasic gets it pivoted in, so the remaining statuses form a basis of the
+//     smaller problem (same count, nonsingular). It may be primal/dual infeasible; the next solve repairs that.
+//     Where no usable pivot exists the next solve starts cold.
 // GLPK keeps its environment per thread, so problems on different threads are independent.
 #include <limits>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
+#include <vector>
 
 struct glp_prob;
 
@@ -23,6 +30,10 @@ namespace dlsim {
 enum class LpSense { Maximize, Minimize };
 
 enum class LpStatus { Optimal, Infeasible, Unbounded, Error };
+
+/// Primal simplex, or dual simplex falling back to primal (GLPK's GLP_DUALP). After changes to row or column
+/// bounds only, the previous optimal basis stays dual feasible, so the dual method re-solves in a few pivots.
+enum class LpMethod { Primal, DualPrimal };
 
 /// "optimal", "infeasible", "unbounded", "error".
 const char* to_string(LpStatus status);
@@ -48,14 +59,35 @@ public:
     /// Returns its row index.
     int add_row(double lower, double upper, std::span<const LpTerm> terms);
 
-    /// Changes one matrix entry in place (0 removes it); keeps the basis.
+    /// Changes one matrix entry in place (0 removes it); keeps the basis. O(row length).
     void set_coefficient(int row, int column, double value);
+    /// Replaces a whole row's (column's) coefficients; each index at most once, zeros dropped. Keeps the basis
+    /// statuses (GLPK refactorizes at the next solve). O(terms + old length).
+    void set_row_terms(int row, std::span<const LpTerm> terms);
+    void set_column_terms(int column, std::span<const LpTerm> terms);
+    /// Deletes rows (columns), each index at most once, in any order; the others keep their relative order and
+    /// are renumbered 0.. upwards. The basis is kept (see the header comment).
+    void delete_rows(std::span<const int> rows);
+    void delete_columns(std::span<const int> columns);
+    /// Both at once (one pass of basis preparation, preferring the deleted rows' auxiliaries as replacements).
+    void delete_rows_and_columns(std::span<const int> rows, std::span<const int> columns);
     void set_column_bounds(int column, double lower, double upper);
     void set_row_bounds(int row, double lower, double upper);
     void set_objective(int column, double coefficient);
     void set_sense(LpSense sense);
+    void set_method(LpMethod method) { method_ = method; }
+    /// GLPK's relative primal feasibility tolerance (tol_bnd, default 1e-7). Bisections that decide on
+    /// feasibility tighten it so that a bound violated by less than the tolerance does not pass as feasible.
+    void set_primal_tolerance(double tolerance);
     /// The next solve starts cold (GLPK's standard basis).
     void reset_basis();
+    /// Basis statuses, for callers that know their problem's structure: is a row's auxiliary (a column) basic,
+    /// and make it basic or nonbasic (at its lower bound, else upper, else free). The caller keeps the number of
+    /// basic variables equal to rows() and the basis nonsingular; if not, the next solve falls back cold.
+    bool row_basic(int row) const;
+    bool column_basic(int column) const;
+    void set_row_basic(int row, bool basic);
+    void set_column_basic(int column, bool basic);
 
     int columns() const;
     int rows() const;
@@ -67,6 +99,8 @@ public:
     double column_value(int column) const;
     /// Simplex iterations of the last solve (0 when the previous basis was already optimal).
     int last_iterations() const { return last_iterations_; }
+    /// True when the last solve started from GLPK's standard basis (first solve, reset, or a lost basis).
+    bool last_cold() const { return last_cold_; }
 
 private:
     struct Deleter {
@@ -75,10 +109,22 @@ private:
     void check_column(int column, const char* what) const;
     void check_row(int row, const char* what) const;
     int run_simplex();
+    // Fills index_/value_ (1-based, GLPK's layout) from terms over `count` indices; throws on a bad term.
+    int gather_terms(std::span<const LpTerm> terms, int count, const std::string& owner);
+    void prepare_deletion(std::span<const int> rows, std::span<const int> columns);
 
     std::unique_ptr<glp_prob, Deleter> problem_;
     bool has_basis_ = false;
+    bool last_cold_ = false;
     int last_iterations_ = 0;
+    LpMethod method_ = LpMethod::Primal;
+    double primal_tolerance_ = 1e-7;
+    // Scratch reused by the setters (no allocation per call once grown): GLPK index/value arrays and a
+    // stamp per index for the duplicate check.
+    std::vector<int> index_;
+    std::vector<double> value_;
+    std::vector<unsigned> seen_;
+    unsigned stamp_ = 0;
 };
 
 }  // namespace dlsim
