@@ -17,7 +17,10 @@
 //   φ(x) = Σ_{allowed} log x_{m,t} + Σ_m log u_m + Σ_{t: W_t < inf} log s_t + Σ_{m with floor} log v_m,
 // which is strictly concave, so the centre is unique whenever P has an interior. Callers: max-min fairness with
 // a = c_m, b_m = z*·(1 − δ); finish-time fairness with a = T_m, b_m = R_m/(ρ*·D_m − age_m)·(1 − δ). δ (e.g. 1e-6)
-// gives the bottleneck jobs, whose floor is tight on the whole optimal face, an interior to sit in.
+// gives the bottleneck jobs, whose floor is tight on the whole optimal face, an interior to sit in. For max-min
+// this centre is exactly the point of the LP's central path (max z/μ + barrier, z free) at z = z*·(1 − δ): on the
+// level set of z the objective is constant, so the central-path point there maximizes the barrier alone. As δ → 0
+// it tends to the analytic centre of the optimal face, the point an interior-point solver such as ECOS approaches.
 //
 // Method: damped Newton on −φ. With r = ∇φ,
 //   r_{m,t} = 1/x_{m,t} − 1/u_m − g_m/s_t + a_{m,t}/v_m,
