@@ -7,10 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <ctime>
 #include <random>
 #include <vector>
 
@@ -414,56 +411,5 @@ TEST_CASE("analytic centre: no strictly feasible point leaves the input unchange
         std::vector<double> wrong_size{0.5, 0.5};
         CHECK_THROWS_AS(centre.solve(p, wrong_size), InternalError);
     }
-}
-
-// Run by hand: build/tests/dlsim_tests "[.bench]" (hidden, so no CTest group runs it).
-TEST_CASE("analytic centre: time for 2,000 jobs on 3 types", "[.bench]") {
-    // A max-min instance like Gavel's 36:36:36 cluster: random throughputs and gangs, LP vertex from GLPK,
-    // floors a = c_m, b = z*·(1 − 1e-6).
-    std::mt19937_64 rng(7);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    const int gangs[] = {1, 1, 1, 2, 4, 8};
-    const std::size_t M = 2000, T = 3;
-    const std::vector<double> capacity{36, 36, 36};
-    std::vector<MaxMinJob> jobs;
-    for (std::size_t m = 0; m < M; ++m) {
-        const double base = 0.5 + unit(rng);
-        jobs.push_back({gangs[rng() % 6], 1.0, {base, base * (1.5 + unit(rng)), base * (2.5 + 2 * unit(rng))}});
-    }
-    const auto lp_start = std::chrono::steady_clock::now();
-    const MaxMinAllocation lp = solve_max_min_allocation(jobs, capacity, ThroughputMode::Measured);
-    const auto lp_end = std::chrono::steady_clock::now();
-    CentreProblem p = make_problem(M, capacity, {});
-    p.floor_coeff.resize(M * T);
-    p.floor_rhs.assign(M, lp.z * (1 - 1e-6));
-    for (std::size_t m = 0; m < M; ++m) {
-        p.gang.push_back(jobs[m].gang);
-        const auto& tp = jobs[m].throughputs;
-        const double proportional = (tp[0] * 36 + tp[1] * 36 + tp[2] * 36) / 108;
-        for (std::size_t t = 0; t < T; ++t) p.floor_coeff[m * T + t] = jobs[m].gang * tp[t] / proportional;
-    }
-    AnalyticCentre centre;
-    std::vector<double> x;
-    AnalyticCentre::Outcome outcome;
-    const int repeats = 5;
-    const auto start = std::chrono::steady_clock::now();
-    const std::clock_t cpu_start = std::clock();
-    for (int k = 0; k < repeats; ++k) {
-        x = lp.fractions;
-        outcome = centre.solve(p, x);
-    }
-    const auto end = std::chrono::steady_clock::now();
-    const double cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC / repeats;
-    REQUIRE(outcome.ok());
-    // Every job is a bottleneck here and the capacity is used up to slacks of about 1e-8·W, so the gradient's terms
-    // (up to 1e9) cancel to rounding noise of relative size 1e-6: check the Newton decrement, not kkt_residual.
-    std::vector<double> gradient, step;
-    const double decrement = centre.newton_direction(p, x, gradient, step);
-    CHECK(decrement < 1e-10);
-    std::printf("analytic centre M=%zu T=%zu: %.2f ms wall, %.2f ms CPU per solve (%d Newton steps, mixing %.3g, "
-                "decrement at the result %.2g); GLPK max-min LP %.0f ms wall\n",
-                M, T, std::chrono::duration<double, std::milli>(end - start).count() / repeats, cpu_ms,
-                outcome.newton_steps, outcome.mixing, decrement,
-                std::chrono::duration<double, std::milli>(lp_end - lp_start).count());
 }
 
