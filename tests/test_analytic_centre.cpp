@@ -104,7 +104,8 @@ RandomInstance random_instance(std::mt19937_64& rng, std::size_t max_jobs, std::
     for (std::size_t m = 0; m < jobs; ++m) {
         double sum = 0.0;
         for (std::size_t t = 0; t < types; ++t)
-            if (p.allowed[m * types + t] && !(zero_some && unit(rng) < 0.3)) sum += r.start[m * types + t] = unit(rng) + 0.01;
+            if (p.allowed[m * types + t] && !(zero_some && unit(rng) < 0.3))
+                sum += r.start[m * types + t] = unit(rng) + 0.01;
         const double target = zero_some && unit(rng) < 0.3 ? 1.0 : 0.1 + 0.8 * unit(rng);
         if (sum > 0)
             for (std::size_t t = 0; t < types; ++t) r.start[m * types + t] *= target / sum;
@@ -231,7 +232,8 @@ TEST_CASE("analytic centre: one job on two types, with and without the capacity 
 
 TEST_CASE("analytic centre: identical jobs get identical fractions, equal across equal types", "[unit][lp]") {
     // 4 jobs of gang 2 on 3 types of W = 4, from an asymmetric start. The centre is unique, so it is symmetric:
-    // x_{m,t} = x with 1/x − 1/(1 − 3x) − 2/(4 − 8x) = 0 ⇔ (1 − 3x)(2 − 4x) − x(2 − 4x) − x(1 − 3x) = 2 − 13x + 19x² = 0,
+    // x_{m,t} = x with 1/x − 1/(1 − 3x) − 2/(4 − 8x) = 0
+    // ⇔ (1 − 3x)(2 − 4x) − x(2 − 4x) − x(1 − 3x) = 2 − 13x + 19x² = 0,
     // x = (13 − √17)/38 = 0.2336025...
     const CentreProblem p = make_problem(4, {4, 4, 4}, {2, 2, 2, 2});
     std::vector<double> x{0.5, 0.1, 0.1, 0.1, 0.5, 0.1, 0.1, 0.1, 0.5, 0.2, 0.2, 0.2};

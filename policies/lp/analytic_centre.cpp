@@ -127,7 +127,7 @@ void AnalyticCentre::prepare(const CentreProblem& problem, std::size_t x_size) {
     allowed_count_.resize(jobs);
     capacity_matrix_.resize(types * types);
     capacity_rhs_.resize(types);
-    column_.resize(types);
+    gang_total_.resize(types);
     for (std::size_t m = 0; m < jobs; ++m) {
         std::size_t count = 0;
         for (std::size_t t = 0; t < types; ++t)
@@ -291,15 +291,16 @@ double AnalyticCentre::largest_feasible_step(const CentreProblem& problem, std::
 bool AnalyticCentre::make_strictly_feasible(const CentreProblem& problem, std::vector<double>& x, double& theta) {
     const std::size_t types = problem.types;
     // Reference point p (in trial_): strictly inside every row but the floors.
-    std::fill(column_.begin(), column_.end(), 0.0);  // G_t
+    std::fill(gang_total_.begin(), gang_total_.end(), 0.0);
     for (std::size_t m = 0; m < problem.jobs; ++m)
-        for (std::size_t i = 0; i < allowed_count_[m]; ++i) column_[allowed_types_[m * types + i]] += problem.gang[m];
+        for (std::size_t i = 0; i < allowed_count_[m]; ++i)
+            gang_total_[allowed_types_[m * types + i]] += problem.gang[m];
     for (std::size_t m = 0; m < problem.jobs; ++m) {
         for (std::size_t t = 0; t < types; ++t) trial_[m * types + t] = 0.0;
         for (std::size_t i = 0; i < allowed_count_[m]; ++i) {
             const std::size_t t = allowed_types_[m * types + i];
             trial_[m * types + t] = std::min(1.0 / static_cast<double>(allowed_count_[m] + 1),
-                                             problem.capacity[t] / (2.0 * column_[t]));
+                                             problem.capacity[t] / (2.0 * gang_total_[t]));
         }
     }
 
@@ -408,7 +409,8 @@ AnalyticCentre::Outcome AnalyticCentre::solve(const CentreProblem& problem, std:
 double AnalyticCentre::newton_direction(const CentreProblem& problem, std::span<const double> x,
                                         std::vector<double>& gradient, std::vector<double>& step) {
     prepare(problem, x.size());
-    if (!compute_slacks(problem, x)) throw InternalError("analytic centre: Newton direction at a point not strictly inside");
+    if (!compute_slacks(problem, x))
+        throw InternalError("analytic centre: Newton direction at a point not strictly inside");
     const double decrement = direction(problem, x);
     gradient.assign(gradient_.begin(), gradient_.end());
     step.assign(step_.begin(), step_.end());

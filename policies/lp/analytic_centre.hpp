@@ -133,7 +133,7 @@ private:
     std::vector<std::size_t> allowed_count_;
     std::vector<double> capacity_matrix_; // K, then its Cholesky factor
     std::vector<double> capacity_rhs_;    // C^T·B^{-1}·r, then w
-    std::vector<double> column_;          // scratch, T
+    std::vector<double> gang_total_;      // G_t = Σ_{m allowed on t} g_m (mixing step)
 };
 
 }  // namespace dlsim

@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
                 types, to_string(outcome.status), outcome.newton_steps, outcome.mixing, decrement);
     std::printf("  per solve: best %.2f ms wall, mean %.2f ms wall, mean %.2f ms CPU (%d repeats)\n", best_wall,
                 total_wall / repeats, total_cpu / repeats, repeats);
-    std::printf("  GLPK max-min LP: %.0f ms wall, z* = %.6g; mean off-main-type share at the centre %.3f\n", lp_ms, lp.z,
-                spread / static_cast<double>(jobs));
+    std::printf("  GLPK max-min LP: %.0f ms wall, z* = %.6g; mean off-main-type share at the centre %.3f\n", lp_ms,
+                lp.z, spread / static_cast<double>(jobs));
     return outcome.ok() ? 0 : 1;
 }
