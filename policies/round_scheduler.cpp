@@ -141,8 +141,9 @@ void RoundScheduler::recompute_allocation(const ClusterView& view) {
     if (x.size() != active_.size() * types_) throw InternalError("round scheduler: allocation of the wrong size");
     for (std::size_t i = 0; i < active_.size(); ++i) {
         const JobIdx j = active_[i];
-        // On a 1e-9 grid: equal shares stay equal (solver noise in the last bits must not break the ties).
-        for (GpuTypeIdx t = 0; t < types_; ++t) x_[cell(j, t)] = std::round(x[i * types_ + t] * 1e9) / 1e9;
+        // On a 1e-6 grid: equal shares stay equal. Neither solver noise nor the LPs' phase 2, which may move a
+        // share by its 1e-7 relative slack, may break the ties between them (the walk breaks them by arrival).
+        for (GpuTypeIdx t = 0; t < types_; ++t) x_[cell(j, t)] = std::round(x[i * types_ + t] * 1e6) / 1e6;
         in_allocation_[slot_of_[j]] = 1;
     }
     allocation_stale_ = false;

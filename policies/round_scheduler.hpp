@@ -9,8 +9,8 @@
 // (a job arriving between resets too, but without adding to the sum: Gavel's add_job), and the deficit
 // ∫x_{m,t}dt since the last reset (over every X that held) − time received accumulates. p_{m,t} = x/f;
 // x·1e9 when the sum is 0;
-// 0 when x = 0, T = 0 or m is not in the current allocation. X is kept on a 1e-9 grid, so that solver
-// noise does not decide between equal shares.
+// 0 when x = 0, T = 0 or m is not in the current allocation. X is kept on a 1e-6 grid, so that solver
+// noise or an LP's phase-2 slack (1e-7) does not decide between equal shares.
 // Walk. Per type, jobs by (p, deficit, x) descending, ties by arrival then trace order (Gavel's stable sort
 // over its arrival-ordered dicts); the type lists concatenated in a fixed order for heterogeneity-aware
 // policies: the cluster's type order (the bundled Gavel clusters list V100, P100, K80: Gavel's fixed

@@ -18,7 +18,7 @@ AllocationInput input_of(std::vector<double> capacities, std::vector<int> gangs,
 }  // namespace
 
 TEST_CASE("gavel-isolated: 1/M of each type, capped at a time fraction of 1, none where a job cannot run",
-          "[gavel]") {
+          "[unit][gavel]") {
     IsolatedAllocation isolated;
     // 2 types of 2 GPUs; M = 4. One-GPU job: 2/4 = 0.5 of each type, sum 1 -> (0.5, 0.5). Two-GPU job: 2/8 =
     // 0.25 of each. A one-GPU job that runs only on type 1: 0.5 there, 0 on type 0.
