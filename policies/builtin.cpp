@@ -355,9 +355,23 @@ std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext
         AllocationOptions o;
         o.objective = objective;
         o.view = view;
+        if (p.values().count("tie_break")) {
+            const std::string tie = p.get("tie_break");
+            o.centre = tie == "centre" || (tie == "auto" && compat);
+        }
         if (tune) tune(o, p, context, compat);
         return std::make_unique<LpAllocationSource>(o);
     };
+}
+
+/// How an LP policy picks among equally optimal allocations.
+ParamSpec tie_break_param() {
+    return {"tie_break", ParamType::Choice, "auto",
+            "among equally optimal allocations: vertex (GLPK's simplex vertex after phase 2: a job not pinning the "
+            "optimum runs on its best type), centre (the analytic centre of the optimal face, as Gavel's "
+            "interior-point solver: such a job's time is spread over types); auto: centre with gavel_compat, else "
+            "vertex",
+            {"auto", "vertex", "centre"}};
 }
 
 /// `reference_type` of an agnostic policy: a type of the run's cluster ("" = its reference type).
@@ -419,20 +433,20 @@ void register_gavel_policies(PolicyRegistry& r) {
     r.add(round_entry("gavel-las",
                       "Gavel's max_min_fairness_perf (LAS): max-min of throughput normalised by T^prop, GLPK, "
                       "realised in rounds",
-                      {}, true, false, lp_source(AllocationObjective::MaxMinFairness, aware)));
+                      {tie_break_param()}, true, false, lp_source(AllocationObjective::MaxMinFairness, aware)));
     r.add(round_entry("gavel-las-agnostic",
                       "Gavel's max_min_fairness: max-min of GPU-time shares (every throughput 1), realised in rounds "
                       "with a shuffled type order",
-                      {}, false, false, lp_source(AllocationObjective::MaxMinFairness, agnostic)));
+                      {tie_break_param()}, false, false, lp_source(AllocationObjective::MaxMinFairness, agnostic)));
     r.add(round_entry("gavel-ftf",
                       "Gavel's finish_time_fairness_perf (Themis's rho): min max rho by bisection over GLPK LPs, "
                       "realised in rounds",
-                      {}, true, false, lp_source(AllocationObjective::FinishTimeFairness, aware)));
+                      {tie_break_param()}, true, false, lp_source(AllocationObjective::FinishTimeFairness, aware)));
     r.add(round_entry(
         "gavel-ftf-agnostic",
         "Gavel's finish_time_fairness: the ftf program on the reference type's throughput everywhere, shuffled "
         "type order",
-        {reference_type_param()}, false, false,
+        {reference_type_param(), tie_break_param()}, false, false,
         lp_source(AllocationObjective::FinishTimeFairness, agnostic,
                   [](AllocationOptions& o, const Params& p, const MakeContext& context, bool) {
                       o.reference_type = reference_type_of(p, context, "policy gavel-ftf-agnostic");
@@ -443,7 +457,8 @@ void register_gavel_policies(PolicyRegistry& r) {
                       {{"makespan_bisection", ParamType::Bool, "false",
                         "Gavel's bisection on the makespan over [100, 1e6] s with factor 1.05 (up to 5 % above the "
                         "optimum); always on with gavel_compat",
-                        {}}},
+                        {}},
+                       tie_break_param()},
                       true, false,
                       lp_source(AllocationObjective::Makespan, aware,
                                 [](AllocationOptions& o, const Params& p, const MakeContext&, bool compat) {

@@ -629,3 +629,44 @@ TEST_CASE("allocation lp: an unchanged max-min LP is not re-solved", "[lp]") {
     CHECK(changed.objective == exact(6.0 / 5));
     check_x(changed, {{0.8, 0}, {0.1, 0.5}});
 }
+
+TEST_CASE("allocation lp: the centre tie-break spreads the jobs that do not pin the optimum", "[lp]") {
+    // Two types of 100 GPUs. A runs alike on both (T = 1, 1: c_A = 1, 1); B twice as fast on type 0 (T = 2, 1:
+    // T^prop = 1.5, c_B = 4/3, 2/3). z* = 1, pinned by A (c_A·x <= Σx <= 1). The optimal face: A's share = 1,
+    // split freely; B anywhere with 2·x_B0 + x_B1 >= 1.5 and x_B0 + x_B1 <= 1. Phase 2 puts B on type 0 alone
+    // (the vertex); the centre keeps B off the face's edges: both of its types get time, and A's split is
+    // nearly even (exactly even but for the capacity barrier, which B's use of type 0 tilts by < 1e-2).
+    const AllocationInput input = make_input({100, 100}, {{1, {1, 1}}, {1, {2, 1}}});
+    AllocationOptions options = options_for(AllocationObjective::MaxMinFairness);
+    AllocationLp vertex(options);
+    const AllocationResult v = vertex.solve(input);
+    check_feasible(input, v);
+    CHECK(v.fraction(1, 0) == Approx(1).margin(1e-6));
+    CHECK(v.fraction(1, 1) == Approx(0).margin(1e-6));
+
+    options.centre = true;
+    AllocationLp centre(options);
+    const AllocationResult& c = centre.solve(input);
+    check_feasible(input, c);
+    CHECK(c.objective == exact(1));
+    // The objective holds at the centre (within its 1e-6 slack): min_m c_m·x_m >= z*·(1 − 1e-6).
+    CHECK(c.fraction(0, 0) + c.fraction(0, 1) >= 1 - 1.01e-6);
+    CHECK(4.0 / 3 * c.fraction(1, 0) + 2.0 / 3 * c.fraction(1, 1) >= 1 - 1.01e-6);
+    CHECK(c.fraction(0, 0) == Approx(0.5).margin(1e-2));
+    CHECK(c.fraction(1, 1) > 0.05);
+    CHECK(c.fraction(1, 0) + c.fraction(1, 1) < 1 - 0.05);  // B's share row is not tight either
+    // B's region {x >= 0, x0 + x1 <= 1, 2·x0 + x1 >= 1.5} has its centre strictly inside: x0 in (0.5, 1).
+    CHECK(c.fraction(1, 0) > 0.5);
+    CHECK(c.fraction(1, 0) < 1);
+
+    SECTION("identical jobs get identical shares, and the agnostic view's centre is the symmetric split") {
+        AllocationOptions agnostic = options_for(AllocationObjective::MaxMinFairness, ThroughputView::Agnostic);
+        agnostic.centre = true;
+        AllocationLp lp(agnostic);
+        const AllocationInput same = make_input({36, 36, 36}, {{1, {3, 2, 1}}, {1, {3, 2, 1}}, {1, {3, 2, 1}}});
+        const AllocationResult& r = lp.solve(same);
+        check_feasible(same, r);
+        for (std::size_t i = 0; i < 3; ++i)
+            for (std::size_t t = 0; t < 3; ++t) CHECK(r.fraction(i, t) == Approx(r.fraction(0, 0)).epsilon(1e-9));
+    }
+}

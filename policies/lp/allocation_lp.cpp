@@ -28,6 +28,7 @@
 #include "policies/lp/allocation_lp.hpp"
 
 #include "models/base/input_error.hpp"
+#include "policies/lp/analytic_centre.hpp"
 #include "policies/lp/linear_program.hpp"
 
 #include <fmt/format.h>
@@ -58,6 +59,9 @@ struct AllocationLp::State {
     LinearProgram program{LpSense::Maximize};
     std::size_t types = 0;
     bool built = false;
+    AnalyticCentre centre;   // the centre tie-break's Newton solver (its buffers reused across calls)
+    CentreProblem face;      // its problem, rebuilt per call
+    bool fell_back = false;  // FTF returned the isolated allocation this call (no face to centre)
 
     // Slots, by LP position p. `slot_rate` and `slot_upper` are the coefficients and column upper bounds last
     // written (so unchanged ones are not rewritten); `slot_fresh` marks a slot whose columns must be written.
@@ -117,6 +121,7 @@ struct AllocationLp::State {
     void set_objective(const AllocationInput& input, bool on_x, double level_coefficient);
     void read_x(const AllocationInput& input);
     void spread_agnostic(const AllocationInput& input);
+    void move_to_centre(const AllocationInput& input);
     void clamp_to_constraints(const AllocationInput& input);
 
     void solve_max_min(const AllocationInput& input);
@@ -443,6 +448,58 @@ void AllocationLp::State::spread_agnostic(const AllocationInput& input) {
     }
 }
 
+// The centre tie-break (AllocationOptions::centre): the optimal face is (B) plus, per job, its objective row
+// held at the optimum — max-min: Σ_t c_{m,t}·x_{m,t} >= z*; FTF: θ_m(x) >= R_m/(ρ*·D_m − age_m); makespan:
+// θ_m(x) >= R_m/T*. Each floor is lowered by a relative 1e-6 so that the jobs pinning the optimum keep an
+// interior; the vertex is the Newton solver's start. Without a face (no job with a floor, FTF's isolated
+// fallback, max-throughput) or without an interior, the vertex stands.
+void AllocationLp::State::move_to_centre(const AllocationInput& input) {
+    constexpr double slack = 1e-6;
+    const std::size_t n = input.jobs.size();
+    if (n == 0 || fell_back || options.objective == AllocationObjective::MaxThroughput) return;
+    face.jobs = n;
+    face.types = types;
+    face.capacity = input.capacities;
+    face.gang.resize(n);
+    face.allowed.assign(n * types, 0);
+    face.floor_coeff.assign(n * types, 0.0);
+    face.floor_rhs.assign(n, CentreProblem::no_floor);
+    bool any = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        const AllocationJob& job = input.jobs[i];
+        face.gang[i] = job.gang;
+        for (std::size_t t = 0; t < types; ++t)
+            face.allowed[i * types + t] = rate[i * types + t] > 0 && input.capacities[t] > 0;
+        double rhs = CentreProblem::no_floor;
+        switch (options.objective) {
+            case AllocationObjective::MaxMinFairness:
+                if (!active[i] || result.objective <= 0) break;
+                for (std::size_t t = 0; t < types; ++t) face.floor_coeff[i * types + t] = objective[i * types + t];
+                rhs = result.objective;
+                break;
+            case AllocationObjective::FinishTimeFairness:
+                if (!active[i]) break;
+                for (std::size_t t = 0; t < types; ++t) face.floor_coeff[i * types + t] = rate[i * types + t];
+                rhs = job.remaining / (result.objective * duration[i] - job.age);
+                break;
+            case AllocationObjective::Makespan:
+                if (job.remaining <= 0 || result.objective <= 0) break;
+                for (std::size_t t = 0; t < types; ++t) face.floor_coeff[i * types + t] = rate[i * types + t];
+                rhs = job.remaining / result.objective;
+                break;
+            case AllocationObjective::MaxThroughput: break;
+        }
+        if (!(rhs > 0) || !std::isfinite(rhs)) continue;
+        face.floor_rhs[i] = rhs * (1 - slack);
+        any = true;
+    }
+    if (!any) return;
+    std::vector<double>& x = result.x;
+    for (std::size_t i = 0; i < n * types; ++i) x[i] = face.allowed[i] ? std::max(0.0, x[i]) : 0.0;
+    const AnalyticCentre::Outcome outcome = centre.solve(face, x);
+    (void)outcome;  // NoInterior leaves x as it was (the vertex); the other statuses leave an interior point
+}
+
 // (B) exactly, up to round-off: x in [0, 1] and 0 where T = 0 or W = 0, each job's share <= 1 and each type's
 // GPU use <= W_t (scaled down by the simplex's relative excess, about 1e-9 at most).
 void AllocationLp::State::clamp_to_constraints(const AllocationInput& input) {
@@ -658,6 +715,7 @@ void AllocationLp::State::solve_finish_time(const AllocationInput& input) {
     for (std::size_t i = 0; i < n; ++i)
         if (!active[i]) program.set_row_bounds(objective_row(slot_of[i]), -inf, inf);
     const auto isolated_allocation = [&] {
+        fell_back = true;
         result.x = isolated;
         result.objective = rho_high;
     };
@@ -750,6 +808,7 @@ const AllocationResult& AllocationLp::solve(const AllocationInput& input) {
     result.simplex_iterations = 0;
     result.cold = false;
 
+    s.fell_back = false;
     s.changed_ = !s.options.warm_start || s.previous_capacities != input.capacities;
     s.previous_capacities = input.capacities;
     s.match_slots(input);
@@ -763,7 +822,10 @@ const AllocationResult& AllocationLp::solve(const AllocationInput& input) {
     s.previous_x = result.x;  // before the spread and clamp, which reapply to it
     s.previous_objective = result.objective;
     s.have_previous_ = true;
-    if (s.options.view == ThroughputView::Agnostic && s.options.agnostic_spread) s.spread_agnostic(input);
+    if (s.options.centre)
+        s.move_to_centre(input);
+    else if (s.options.view == ThroughputView::Agnostic && s.options.agnostic_spread)
+        s.spread_agnostic(input);
     s.clamp_to_constraints(input);
     return result;
 }

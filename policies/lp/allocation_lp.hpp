@@ -38,6 +38,12 @@ struct AllocationOptions {
     /// (a policy blind to types cannot prefer one; Gavel's interior-point solver lands at this symmetric point,
     /// where GLPK's simplex would return an arbitrary vertex). Feasible whenever the LP's point is.
     bool agnostic_spread = true;
+    /// Where the optimum is not unique, return the analytic centre of the optimal face (policies/lp/
+    /// analytic_centre.hpp) instead of the simplex's vertex: what Gavel's interior-point solver (ECOS) returns,
+    /// which spreads a job that does not pin the objective over several types. Max-min, FTF and makespan (each
+    /// job's objective row becomes a floor at the optimum less a 1e-6 relative slack); max-throughput keeps
+    /// its vertex. Replaces agnostic_spread when on.
+    bool centre = false;
     bool gavel_makespan_bisection = false;  ///< §8.3 compat: bisection over [100, 1e6] s with factor 1.05
     bool normalize_throughput_sum = false;  ///< §8.4: divide T_{m,t} by T^prop_m in the max-throughput objective
     double ftf_relative_tolerance = 1e-4;   ///< §8.2: bisection on log ρ to this relative width
