@@ -174,7 +174,9 @@ void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
             const JobInfo& job = view.job(j);
             if (waiting_only && (job.state != JobState::Queued || skip_[slot_of_[j]] == call_stamp_)) continue;
             const double x = in_allocation_[slot_of_[j]] ? x_[c] : 0.0;
-            entries_.push_back({priority(j, t), deficit_[c], x, job.submit, j});
+            const double p = priority(j, t);
+            if (skip_zero && !(p > 0)) continue;  // passed over below anyway: keep it out of the sort
+            entries_.push_back({p, deficit_[c], x, job.submit, j});
         }
         std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
             if (a.priority != b.priority) return a.priority > b.priority;
@@ -185,7 +187,6 @@ void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
         for (const Entry& e : entries_) {
             if (capacity_[t] == 0) break;
             if (picked_[slot_of_[e.job]] == walk_stamp_) continue;  // one type per job
-            if (skip_zero && !(e.priority > 0)) continue;
             const int g = view.job(e.job).num_gpus;
             if (g > capacity_[t]) continue;
             capacity_[t] -= g;
@@ -306,6 +307,31 @@ void RoundScheduler::place_compat(const ClusterView& view) {
     }
 }
 
+// A FIFO round in which every active job runs on a type where it has x > 0: the walk would select exactly
+// them (FIFO passes over priority 0, and what runs fits), each keeping its GPUs, so the round renews every
+// lease and emits nothing. Gavel's light-load rounds are nearly all like this; this skips their walk.
+bool RoundScheduler::renew_all_fifo(const ClusterView& view, Decisions& out) {
+    const std::span<const JobIdx> running = view.running_jobs();
+    if (running.size() != active_.size()) return false;  // someone waits
+    const Time now = view.now();
+    const double tau = options_.round_s;
+    Time end = kNever;
+    for (const JobIdx j : running) {
+        const JobInfo& job = view.job(j);
+        const std::size_t c = cell(j, job.gpu_type);
+        if (!in_allocation_[slot_of_[j]] || !(x_[c] > 0) || !(throughput_[c] > 0)) return false;
+        const double rate = throughput_[c];
+        const double steps = std::min(std::floor(rate * tau), job.remaining_at(now));
+        const Time finish = now + (steps > 0 ? to_time(steps / rate) : round_);
+        end = end == kNever ? finish : std::max(end, finish);
+    }
+    ++stats_.rounds;
+    stats_.lease_renewals += running.size();
+    round_end_ = end;
+    out.next_call = end;
+    return true;
+}
+
 void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
     const Time now = view.now();
     if (round_end_ != kNever && now < round_end_) {  // mid-round: arrivals and freed GPUs wait
@@ -328,6 +354,7 @@ void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
         reset_shares(now);
         recompute_allocation(view);
     }
+    if (options_.fifo && renew_all_fifo(view, out)) return;
     walk(view, false);
     ++stats_.rounds;
     place_compat(view);

@@ -115,6 +115,8 @@ private:
     void walk(const ClusterView& view, bool waiting_only);
     void decide_default(const ClusterView& view, const Changes& changes, Decisions& out);
     void decide_compat(const ClusterView& view, Decisions& out);
+    /// Compat FIFO: the round that only renews every lease, without a walk (false: walk).
+    bool renew_all_fifo(const ClusterView& view, Decisions& out);
     /// Compat: explicit placements for the picks, by decreasing gang (leases first, then lowest free GPUs).
     void place_compat(const ClusterView& view);
     std::size_t cell(JobIdx j, GpuTypeIdx t) const { return static_cast<std::size_t>(slot_of_[j]) * types_ + t; }

@@ -4,6 +4,8 @@
 # <folder>/runs/ (not committed; finished runs are reused).
 #   usage: bash scripts/reference_experiment.sh [EXPERIMENT...]    (default: all; after scripts/setup.sh)
 #   experiments: gavel-fifo-srtf  tiresias-philly (reads ../shared/data/traces/pollux/philly.csv)
+#                gavel-continuous-single  gavel-continuous-multi  gavel-ftf-rho  (Gavel's paper experiments;
+#                compared with ../shared/data/gavel/reference/notebook_continuous_results.csv)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=python3
@@ -23,9 +25,12 @@ common_figures() {  # dir rate
     --metrics avg_jct,p99_jct,gpu_utilization,preemptions_per_job,migrations_per_job -o "$dir/table.md"
 }
 
+notebook=../shared/data/gavel/reference/notebook_continuous_results.csv
+
 run() {
   local name=$1 dir=results/reference/$1
-  ./build/dlsim sweep "$dir/sweep.json" --out "$dir"
+  bash scripts/gavel_pool.sh ./build/dlsim "$dir"  # Gavel's experiments draw from a generated job pool
+  ./build/dlsim sweep "$dir/sweep.json" --out "$dir" --jobs 2
   case $name in
     gavel-fifo-srtf)
       common_figures "$dir" 3
@@ -36,10 +41,23 @@ run() {
       plot fairness --index "$dir/index.json" --where resample_rate=9 --where seed=1 --logx -o "$dir/ftf_cdf_rate9.png"
       plot vc --index "$dir/index.json" --where resample_rate=9 --where seed=1 --where policy=fifo,las,tiresias \
         -o "$dir/vc_rate9.png" --data-out "$dir/vc_rate9.csv" ;;
-    *) echo "reference_experiment.sh: unknown experiment '$name' (gavel-fifo-srtf, tiresias-philly)" >&2; exit 2 ;;
+    gavel-continuous-single|gavel-continuous-multi)
+      local kind=continuous-single x=0.4
+      [ "$name" = gavel-continuous-multi ] && kind=continuous-multiple && x=0.2
+      plot load "$dir/index.json" --x resample_rate --metrics avg_jct -o "$dir/load.png" --data-out "$dir/load.csv"
+      plot table "$dir/index.json" --by resample_rate \
+        --metrics avg_jct,gpu_utilization,preemptions_per_job,migrations_per_job -o "$dir/table.md"
+      "$python" scripts/compare_gavel.py "$dir/index.json" --notebook "$notebook" --trace-kind "$kind" \
+        -o "$dir/comparison.md" > /dev/null ;;
+    gavel-ftf-rho)
+      "$python" scripts/rho_table.py "$dir/index.json" --baseline gavel-isolated -o "$dir/table.md" > /dev/null
+      plot fairness --index "$dir/index.json" --where resample_rate=2 --where seed=0 --logx -o "$dir/ftf_cdf_rate2.png" ;;
+    *) echo "reference_experiment.sh: unknown experiment '$name'" >&2; exit 2 ;;
   esac
   echo "reference experiment: $dir"
 }
 
-if [ $# -eq 0 ]; then set -- gavel-fifo-srtf tiresias-philly; fi
+if [ $# -eq 0 ]; then
+  set -- gavel-fifo-srtf tiresias-philly gavel-continuous-single gavel-continuous-multi gavel-ftf-rho
+fi
 for name in "$@"; do run "$name"; done

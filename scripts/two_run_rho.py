@@ -65,6 +65,23 @@ def in_window(doc):
     return {jobs[i]["job_id"] for i in order[int(lo):None if hi is None else int(hi)]}
 
 
+def ratios(path_a, doc_a, path_b, doc_b, all_jobs=False):
+    """(job_id, jct_a, jct_b, rho) for the jobs finished in both runs (A's window unless all_jobs), in A's order."""
+    jct_a, jct_b = finished_jcts(path_a, doc_a), finished_jcts(path_b, doc_b)
+    window = None if all_jobs else in_window(doc_a)
+    rows = []
+    for job_id, a in jct_a.items():
+        if job_id not in jct_b or (window is not None and job_id not in window):
+            continue
+        b = jct_b[job_id]
+        if b <= 0:
+            raise InputError(f"{path_b}: job {json.dumps(job_id)} has JCT {b}: rho needs a positive baseline")
+        rows.append((job_id, a, b, a / b))
+    if not rows:
+        raise InputError(f"{path_a} and {path_b}: no job finished in both (matched by job_id)")
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("a", metavar="A.json", help="the policy's result")
@@ -74,18 +91,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         doc_a, doc_b = load(args.a), load(args.b)
+        rows = ratios(args.a, doc_a, args.b, doc_b, args.all_jobs)
         jct_a, jct_b = finished_jcts(args.a, doc_a), finished_jcts(args.b, doc_b)
-        window = None if args.all_jobs else in_window(doc_a)
-        rows = []
-        for job_id, a in jct_a.items():
-            if job_id not in jct_b or (window is not None and job_id not in window):
-                continue
-            b = jct_b[job_id]
-            if b <= 0:
-                raise InputError(f"{args.b}: job {json.dumps(job_id)} has JCT {b}: rho needs a positive baseline")
-            rows.append((job_id, a, b, a / b))
-        if not rows:
-            raise InputError(f"{args.a} and {args.b}: no job finished in both (matched by job_id)")
         rhos = [r[3] for r in rows]
         print(f"jobs matched   {len(rows)} (A: {len(jct_a)} finished, B: {len(jct_b)} finished)")
         print(f"rho max        {max(rhos):.6g}")

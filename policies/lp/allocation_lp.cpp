@@ -21,7 +21,8 @@
 //                (gavel_makespan_bisection) fixes y = 1/T per step, objective Σ θ'_m/R_m.
 //   throughput:  no row in use (free); objective Σ θ' (or Σ θ'/T^prop).
 // Deviations from Gavel (each from POLICIES.md): x_{m,t} = 0 where T_{m,t} = 0 or W_t = 0; deterministic phase
-// 2 vertices instead of ECOS's interior points; a job no type with GPUs can run (T^prop = 0, θ^iso = 0) gets
+// 2 vertices instead of ECOS's interior points (with `centre`, the analytic centre of the optimal face, which is
+// the point ECOS approaches: move_to_centre); a job no type with GPUs can run (T^prop = 0, θ^iso = 0) gets
 // x = 0 and no objective row (Gavel divides by zero); FTF and makespan skip jobs with R_m = 0 (x = 0). In the
 // agnostic FTF/makespan/throughput views a job with T_{m,ref} = 0 takes its largest throughput as its
 // reference rate (Gavel would divide by zero).
