@@ -7,9 +7,14 @@
 #include "policies/lp/max_min_allocation.hpp"
 #include "policies/lp/packed_allocation.hpp"
 #include "traces/random.hpp"
+#include "models/cluster.hpp"
+#include "models/profile.hpp"
+#include "models/rate_model.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <chrono>
 
 using namespace dlsim;
 using namespace dlsim::test;
@@ -200,4 +205,47 @@ TEST_CASE("space_sharing needs gavel_compat", "[bad-input][gavel]") {
                       Catch::Contains("policy gavel-las: parameter space_sharing"));
     CHECK_THROWS_WITH(run_with(in, "gavel-las", {"gavel_compat=true", "space_sharing=true", "max_partners=-1"}),
                       Catch::Contains("policy gavel-las: parameter max_partners"));
+}
+
+TEST_CASE("packed max-min LP: solve time at Gavel's load (150 single-GPU jobs x 3 types)", "[.][packed-timing]") {
+    // Not a check: prints the cold-solve time for the report (run by name).
+    const Cluster cluster = load_cluster(std::string(DLSIM_SOURCE_DIR) + "/models/clusters/gavel_compat_108.json");
+    const ProfileSet profiles = load_profiles(std::string(DLSIM_SOURCE_DIR) + "/models/profiles/gavel.json");
+    const RateModel rates(cluster, profiles);
+    const std::size_t types = cluster.gpu_types.size();
+    Rng rng(1, "packed-timing");
+    PackedAllocationInput in;
+    for (std::size_t t = 0; t < types; ++t) in.singles.capacities.push_back(cluster.gpus_of_type(t));
+    std::vector<ModelIdx> model;
+    while (model.size() < 150) {
+        const auto m = static_cast<ModelIdx>(rng.below(profiles.models.size()));
+        if (!(rates.single(m, 0) > 0)) continue;
+        in.singles.jobs.push_back({static_cast<std::uint32_t>(model.size()), 1, 1.0, 1e6, 0});
+        for (std::size_t t = 0; t < types; ++t) in.singles.throughputs.push_back(rates.single(m, t));
+        model.push_back(m);
+    }
+    for (std::uint32_t a = 0; a < model.size(); ++a)
+        for (std::uint32_t b = a + 1; b < model.size(); ++b) {
+            std::vector<double> r(2 * types, 0.0);
+            double best = 0;
+            for (std::size_t t = 0; t < types; ++t)
+                if (const auto p = rates.pair(model[a], model[b], t); p && (*p)[0] > 0 && (*p)[1] > 0) {
+                    r[2 * t] = (*p)[0];
+                    r[2 * t + 1] = (*p)[1];
+                    best = std::max(best, r[2 * t] / in.singles.throughput(a, t) + r[2 * t + 1] / in.singles.throughput(b, t));
+                }
+            if (!(best > 1)) continue;
+            in.pairs.emplace_back(a, b);
+            in.pair_rates.insert(in.pair_rates.end(), r.begin(), r.end());
+        }
+    for (const std::size_t k : {std::size_t{0}, std::size_t{32}, std::size_t{16}, std::size_t{8}, std::size_t{4}}) {
+        PackedMaxMinAllocation lp(k);
+        const auto t0 = std::chrono::steady_clock::now();
+        const PackedAllocation& x = lp.allocate(in, {});
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::size_t used = 0;
+        for (double v : x.x_pair) used += v > 1e-9;
+        fmt::print("max_partners {}: {} candidate pairs, {} columns, z* {:.6f}, pair cells > 0: {}, {:.3f} s\n", k,
+                   in.pairs.size(), x.pairs_used, x.objective, used, secs);
+    }
 }
