@@ -207,8 +207,11 @@ TEST_CASE("space_sharing needs gavel_compat", "[bad-input][gavel]") {
                       Catch::Contains("policy gavel-las: parameter max_partners"));
 }
 
-TEST_CASE("packed max-min LP: solve time at Gavel's load (150 single-GPU jobs x 3 types)", "[.][packed-timing]") {
-    // Not a check: prints the cold-solve time for the report (run by name).
+TEST_CASE("packed max-min LP at Gavel's load (150 single-GPU jobs x 3 types): z* grows with max_partners",
+          "[slow][unit][gavel]") {
+    // The candidate sets are nested (the k best partners by one order), so z* cannot fall as k grows, and
+    // pairs never make z* lower than time-sharing alone (k = 0 there means no limit: the largest set).
+    // Prints the cold-solve times (the report's figures).
     const Cluster cluster = load_cluster(std::string(DLSIM_SOURCE_DIR) + "/models/clusters/gavel_compat_108.json");
     const ProfileSet profiles = load_profiles(std::string(DLSIM_SOURCE_DIR) + "/models/profiles/gavel.json");
     const RateModel rates(cluster, profiles);
@@ -238,6 +241,7 @@ TEST_CASE("packed max-min LP: solve time at Gavel's load (150 single-GPU jobs x 
             in.pairs.emplace_back(a, b);
             in.pair_rates.insert(in.pair_rates.end(), r.begin(), r.end());
         }
+    double previous = 1e300;
     for (const std::size_t k : {std::size_t{0}, std::size_t{32}, std::size_t{16}, std::size_t{8}, std::size_t{4}}) {
         PackedMaxMinAllocation lp(k);
         const auto t0 = std::chrono::steady_clock::now();
@@ -247,5 +251,12 @@ TEST_CASE("packed max-min LP: solve time at Gavel's load (150 single-GPU jobs x 
         for (double v : x.x_pair) used += v > 1e-9;
         fmt::print("max_partners {}: {} candidate pairs, {} columns, z* {:.6f}, pair cells > 0: {}, {:.3f} s\n", k,
                    in.pairs.size(), x.pairs_used, x.objective, used, secs);
+        CHECK(x.objective <= previous + 1e-7);
+        previous = x.objective;
     }
+    PackedAllocationInput alone = in;
+    alone.pairs.clear();
+    alone.pair_rates.clear();
+    PackedMaxMinAllocation unpacked(0);
+    CHECK(unpacked.allocate(alone, {}).objective <= previous + 1e-7);
 }
