@@ -421,7 +421,7 @@ RegistryEntry<Policy> with_space_sharing(
     std::function<std::unique_ptr<PackedAllocationSource>(const Params&, const MakeContext&)> packed) {
     entry.params.push_back({"space_sharing", ParamType::Bool, "false",
                             "Gavel's _packed policy: pairs of single-GPU jobs may share GPUs (Decisions::pack) at "
-                            "their measured pair rates; needs gavel_compat=true",
+                            "their measured pair rates (packing at round boundaries; in Gavel's rounds with gavel_compat)",
                             {}});
     for (ParamSpec& s : extra) entry.params.push_back(std::move(s));
     entry.make = [name = entry.name, plain = entry.make, fifo, packed](const Params& p, const MakeContext& context) {
@@ -434,9 +434,6 @@ RegistryEntry<Policy> with_space_sharing(
         o.type_aware = true;
         o.fifo = fifo;
         o.seed = context.seed;
-        if (!o.gavel_compat)
-            throw InputError(owner + ": parameter space_sharing: expected gavel_compat=true with it (the event-driven "
-                                     "rounds do not pack yet), got gavel_compat=false");
         return std::unique_ptr<Policy>(std::make_unique<PackedRoundScheduler>(o, packed(p, context)));
     };
     return entry;

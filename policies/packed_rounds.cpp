@@ -30,7 +30,6 @@ PackedRoundScheduler::PackedRoundScheduler(RoundOptions options, std::unique_ptr
       half_round_(options.round_s / 2),
       source_(std::move(source)) {
     if (round_ <= 0) throw InternalError("packed rounds: the round must be positive");
-    if (!options.gavel_compat) throw InternalError("packed rounds: only Gavel's simulator's rounds (gavel_compat)");
 }
 
 void PackedRoundScheduler::setup(const ClusterView& view) {
@@ -61,6 +60,7 @@ void PackedRoundScheduler::grow_jobs(JobIdx j) {
     want_nodes_begin_.resize(n, 0);
     want_nodes_size_.resize(n, 0);
     keep_.resize(n, 0);
+    skip_.resize(n, 0);
 }
 
 std::uint32_t PackedRoundScheduler::new_unit(const ClusterView& view, JobIdx a, JobIdx b) {
@@ -199,6 +199,7 @@ void PackedRoundScheduler::reset_shares(Time now) {
         }
     }
     last_reset_ = now;
+    shares_reset_ = true;
     ++stats_.resets;
 }
 
@@ -274,16 +275,20 @@ double PackedRoundScheduler::priority(std::uint32_t u, GpuTypeIdx t) const {
     return f > 0 ? x_[c] / f : x_[c] * 1e9;
 }
 
-void PackedRoundScheduler::walk(const ClusterView& view) {
+void PackedRoundScheduler::walk(const ClusterView& view, bool waiting_only) {
     ++walk_stamp_;
     picks_.clear();
-    for (GpuTypeIdx t = 0; t < types_; ++t) capacity_[t] = view.cluster().gpus_of_type(t);
+    for (GpuTypeIdx t = 0; t < types_; ++t)
+        capacity_[t] = waiting_only ? view.free_gpus(t) : view.cluster().gpus_of_type(t);
     for (GpuTypeIdx t = 0; t < types_; ++t) {  // the cluster's type order (heterogeneity-aware policies only)
         if (capacity_[t] == 0) continue;
         entries_.clear();
         for (std::uint32_t u = 0; u < units_.size(); ++u) {
             const Unit& unit = units_[u];
             if (!unit.alive || !can_run(u, t)) continue;
+            if (waiting_only && (unit.b != kNoPartner || view.job(unit.a).state != JobState::Queued ||
+                                 skip_[unit.a] == call_stamp_))
+                continue;
             Time submit = view.job(unit.a).submit;
             if (unit.b != kNoPartner) submit = std::min(submit, view.job(unit.b).submit);
             const std::size_t c = cell(u, t);
@@ -296,7 +301,7 @@ void PackedRoundScheduler::walk(const ClusterView& view) {
             if (a.submit != b.submit) return a.submit < b.submit;
             return a.a != b.a ? a.a < b.a : a.b < b.b;
         });
-        const bool skip_zero = options_.fifo;
+        const bool skip_zero = options_.gavel_compat && options_.fifo;
         for (const Entry& e : entries_) {
             if (capacity_[t] == 0) break;
             if (picked_[e.a] == walk_stamp_ || (e.b != kNoPartner && picked_[e.b] == walk_stamp_)) continue;
@@ -438,15 +443,112 @@ void PackedRoundScheduler::emit(const ClusterView& view, Decisions& out) {
     }
 }
 
+void PackedRoundScheduler::emit_default(const ClusterView& view, Decisions& out) {
+    ++emit_stamp_;
+    const auto holds = [&](JobIdx m, GpuTypeIdx t, int g) {
+        const JobInfo& job = view.job(m);
+        return job.state == JobState::Running && job.gpu_type == t && job.alloc_gpus == g;
+    };
+    // Who stays: a single on its type; a pair packed together; else a pair's running member (the leader).
+    for (const JobIdx j : view.running_jobs()) keep_[j] = 0;
+    for (const Pick& p : picks_) {
+        const Unit& unit = units_[p.unit];
+        for (const JobIdx m : {unit.a, unit.b})
+            if (m != kNoPartner) {
+                wanted_[m] = emit_stamp_;
+                want_partner_[m] = m == unit.a ? unit.b : unit.a;
+            }
+        if (unit.b == kNoPartner) {
+            keep_[unit.a] = holds(unit.a, p.type, unit.gang);
+        } else if (view.allocation(unit.a).partner == unit.b && holds(unit.a, p.type, unit.gang)) {
+            keep_[unit.a] = keep_[unit.b] = 1;
+        } else if (holds(unit.a, p.type, unit.gang)) {
+            keep_[unit.a] = 1;
+        } else if (holds(unit.b, p.type, unit.gang)) {
+            keep_[unit.b] = 1;
+        }
+    }
+    // Two kept jobs packed together that are not to stay together: the later one leaves (and restarts).
+    for (const JobIdx j : view.running_jobs()) {
+        const JobIdx p = view.allocation(j).partner;
+        if (keep_[j] && p != kNoPartner && keep_[p] && want_partner_[j] != p) keep_[std::max(j, p)] = 0;
+    }
+    for (const JobIdx j : view.running_jobs())
+        if (!keep_[j]) {
+            out.preempt(j);
+            intended_partner_[j] = kNoPartner;
+        }
+    for (const Pick& p : picks_) {
+        const Unit& unit = units_[p.unit];
+        if (unit.b == kNoPartner) {
+            if (keep_[unit.a])
+                ++stats_.lease_renewals;
+            else
+                out.start(unit.a, p.type, unit.gang);
+            intended_partner_[unit.a] = kNoPartner;
+            continue;
+        }
+        ++stats_.packed_picks;
+        const bool ka = keep_[unit.a] != 0, kb = keep_[unit.b] != 0;
+        if (ka && kb) {
+            ++stats_.lease_renewals;
+        } else if (ka) {
+            out.pack(unit.b, unit.a);
+        } else if (kb) {
+            out.pack(unit.a, unit.b);
+        } else {
+            out.start(unit.a, p.type, unit.gang);
+            out.pack(unit.b, unit.a);
+        }
+        if (!(ka && kb)) ++stats_.packs;
+        intended_partner_[unit.a] = unit.b;
+        intended_partner_[unit.b] = unit.a;
+    }
+}
+
 void PackedRoundScheduler::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
     if (!ready_) setup(view);
+    ++call_stamp_;
+    for (const JobIdx j : changes.declined)
+        if (j < skip_.size()) skip_[j] = call_stamp_;  // not again in this call
     for (const JobIdx j : changes.finished) {
         account_finished(view, j);
         remove_job(j);
     }
     for (const JobIdx j : view.running_jobs()) account_running(view, j);
     for (const JobIdx j : changes.arrived) add_job(view, j);
+    if (options_.gavel_compat)
+        decide_compat(view, out);
+    else
+        decide_default(view, changes, out);
+}
 
+void PackedRoundScheduler::decide_default(const ClusterView& view, const Changes& changes, Decisions& out) {
+    const Time now = view.now();
+    if (active_.empty()) {
+        round_end_ = kNever;
+        return;
+    }
+    if (allocation_stale_) recompute_allocation(view);
+    const bool boundary = round_end_ == kNever || (changes.timer && now >= round_end_);
+    if (boundary && (!shares_reset_ || now - last_reset_ >= reset_interval_)) reset_shares(now);
+    if (boundary) {
+        walk(view, false);
+        ++stats_.rounds;
+        emit_default(view, out);
+        round_end_ = now + round_;
+    } else {
+        walk(view, true);
+        ++stats_.fills;
+        for (const Pick& p : picks_) {
+            out.start(units_[p.unit].a, p.type, units_[p.unit].gang);
+            intended_partner_[units_[p.unit].a] = kNoPartner;
+        }
+    }
+    out.next_call = round_end_;
+}
+
+void PackedRoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
     const Time now = view.now();
     if (round_end_ != kNever && now < round_end_) {  // mid-round: arrivals and freed GPUs wait
         out.next_call = round_end_;
@@ -468,7 +570,7 @@ void PackedRoundScheduler::decide(const ClusterView& view, const Changes& change
         reset_shares(now);
         recompute_allocation(view);
     }
-    walk(view);
+    walk(view, false);
     ++stats_.rounds;
     place(view);
     emit(view, out);

@@ -14,7 +14,13 @@
 //     still free) stays, the other is packed onto it; with neither running, the first is started on the
 //     lowest free GPUs and the second packed onto it. A pair that stays together keeps its GPUs.
 //   - Micro-tasks: a packed member's is min(⌊P·τ⌋, R)/P at its pair rate P.
-// Only Gavel's simulator's rounds (gavel_compat=true) take units; the event-driven mode does not pack yet.
+// Both mechanisms of round_scheduler.hpp:
+//  - gavel_compat=true: Gavel's simulator's rounds; selected units get explicit GPUs (leases first).
+//  - default (event-driven): X at every arrival and completion, a full walk over units every τ; a kept
+//    single keeps its GPUs if it stays on its type; a pair already packed stays; otherwise a running member
+//    on the pair's type is the leader that stays and the other is packed onto it, else the first member is
+//    started by the run's placer and the second packed onto it. Between boundaries the free GPUs are filled
+//    by waiting single jobs (no new pairs: packing waits for the next boundary).
 // Deviations from Gavel, beyond round_scheduler's: (1) Gavel keeps a priority for every pair of active jobs
 // (x = 0 for most), so a pair outside X can fill GPUs left over in a round; here a pair is a unit only once
 // an X gave it x > 0 (until a member leaves), so leftover GPUs go to singles. (2) When a packed member's
@@ -34,6 +40,7 @@ namespace dlsim {
 
 struct PackedRoundStats {
     std::uint64_t rounds = 0;
+    std::uint64_t fills = 0;  ///< default mode: walks over the free GPUs between boundaries
     std::uint64_t allocations = 0;
     std::uint64_t resets = 0;
     std::uint64_t lease_renewals = 0;  ///< selected units whose jobs all kept their GPUs
@@ -44,7 +51,6 @@ struct PackedRoundStats {
 
 class PackedRoundScheduler final : public Policy {
 public:
-    /// options.gavel_compat must be true.
     PackedRoundScheduler(RoundOptions options, std::unique_ptr<PackedAllocationSource> source);
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
     const PackedRoundStats& stats() const { return stats_; }
@@ -83,9 +89,13 @@ private:
     double priority(std::uint32_t u, GpuTypeIdx t) const;
     bool can_run(std::uint32_t u, GpuTypeIdx t) const;
     double rate(std::uint32_t u, GpuTypeIdx t, int member) const { return rate_[(u * types_ + t) * 2 + member]; }
-    void walk(const ClusterView& view);
+    /// `waiting_only`: single units of queued jobs over the free GPUs (the default mode's fill).
+    void walk(const ClusterView& view, bool waiting_only);
     void place(const ClusterView& view);
     void emit(const ClusterView& view, Decisions& out);
+    void emit_default(const ClusterView& view, Decisions& out);
+    void decide_compat(const ClusterView& view, Decisions& out);
+    void decide_default(const ClusterView& view, const Changes& changes, Decisions& out);
     std::size_t cell(std::uint32_t u, GpuTypeIdx t) const { return static_cast<std::size_t>(u) * types_ + t; }
     void grow_jobs(JobIdx j);
 
@@ -109,7 +119,8 @@ private:
     std::vector<JobIdx> want_partner_;
     std::vector<std::uint32_t> want_nodes_begin_, want_nodes_size_;
     std::vector<char> keep_;
-    std::uint32_t walk_stamp_ = 0, emit_stamp_ = 0;
+    std::vector<std::uint32_t> skip_;  // the call number at which the job's start was declined
+    std::uint32_t walk_stamp_ = 0, emit_stamp_ = 0, call_stamp_ = 0;
 
     // Per unit, and per unit and type (cell()); rate_ per unit, type and member.
     std::vector<Unit> units_;
@@ -124,6 +135,7 @@ private:
     std::vector<std::size_t> node_cursor_;
 
     bool allocation_stale_ = true;
+    bool shares_reset_ = false;
     Time last_reset_ = 0;
     Time entitled_since_ = 0;
     Time round_end_ = kNever;

@@ -139,7 +139,7 @@ TEST_CASE("packed max-min LP: X is feasible and never fairer without pairs (seed
     }
 }
 
-TEST_CASE("gavel-las space_sharing: two jobs packed on one GPU for a round (compat)", "[schedule][gavel]") {
+TEST_CASE("gavel-las space_sharing: two jobs packed on one GPU for a round", "[schedule][gavel]") {
     // 2 GPUs. a (A, 300 it), b (B, 270 it), c (C, 360 it) at 0; A with B: 0.75 / 0.75.
     // X (capacity 2): the pair P at x_P, a and b alone at e each, c at x_c: θ_a = θ_b = 0.75·x_P + e with
     // x_P = 1 − e; 1 + e + x_c <= 2: z = min(0.75 + 0.25·e, 1 − e): e = 0.2, z* = 0.8, x_P = x_c = 0.8.
@@ -160,6 +160,14 @@ TEST_CASE("gavel-las space_sharing: two jobs packed on one GPU for a round (comp
     CHECK(finish_s(packed, 2) == 360);
     CHECK(finish_s(packed, 0) == 390);
     CHECK(packed.jobs[0].preemptions == 0);
+    // The event-driven mode, same X: at t=0 the four units (P included, created by the first X) are seeded
+    // 180 s each (sum 720): p_P = p_c = 0.8·4 = 3.2 > p_a = p_b = 0.8: the same round, a started by the
+    // placer and b packed onto it; at 360 (b, c finish, the boundary) a is alone with x = 1 and keeps its GPU.
+    const auto events = run_with(in, "gavel-las", {"space_sharing=true"});
+    CHECK(finish_s(events, 1) == 360);
+    CHECK(finish_s(events, 2) == 360);
+    CHECK(finish_s(events, 0) == 390);
+    CHECK(events.jobs[0].preemptions == 0);
     const auto plain = run_with(in, "gavel-las", {"gavel_compat=true"});
     CHECK(finish_s(plain, 0) == 300);
     CHECK(finish_s(plain, 1) == 270);
@@ -198,11 +206,10 @@ TEST_CASE("fifo-het space_sharing packs the waiting job only when the normalised
     CHECK(y.x_pair == std::vector<double>{0.0});
 }
 
-TEST_CASE("space_sharing needs gavel_compat", "[bad-input][gavel]") {
+TEST_CASE("gavel-las space_sharing: a negative max_partners names the policy and the parameter",
+          "[bad-input][gavel]") {
     const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), pair_profile(0.8, 0.8),
                                      "job_id,submit_time,num_gpus,duration,model\na,0,1,10,A\n");
-    CHECK_THROWS_WITH(run_with(in, "gavel-las", {"space_sharing=true"}),
-                      Catch::Contains("policy gavel-las: parameter space_sharing"));
     CHECK_THROWS_WITH(run_with(in, "gavel-las", {"gavel_compat=true", "space_sharing=true", "max_partners=-1"}),
                       Catch::Contains("policy gavel-las: parameter max_partners"));
 }
