@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dlsim {
 
@@ -203,6 +204,20 @@ void PackedRoundScheduler::reset_shares(Time now) {
     ++stats_.resets;
 }
 
+const double* PackedRoundScheduler::pair_rates(const ClusterView& view, ModelIdx a, ModelIdx b, GpuTypeIdx t) {
+    if (std::max(a, b) >= pair_cache_dim_) {  // a model beyond the table: start a larger one
+        pair_cache_dim_ = std::max<std::size_t>(std::max(a, b) + 1, 2 * pair_cache_dim_);
+        pair_cache_.assign(pair_cache_dim_ * pair_cache_dim_ * types_ * 2, std::numeric_limits<double>::quiet_NaN());
+    }
+    double* r = &pair_cache_[((a * pair_cache_dim_ + b) * types_ + t) * 2];
+    if (std::isnan(r[0])) {
+        const auto packed = view.rates().pair(a, b, t);
+        r[0] = packed ? (*packed)[0] : -1.0;
+        r[1] = packed ? (*packed)[1] : -1.0;
+    }
+    return r;
+}
+
 void PackedRoundScheduler::recompute_allocation(const ClusterView& view) {
     const Time now = view.now();
     entitle(now);
@@ -221,19 +236,19 @@ void PackedRoundScheduler::recompute_allocation(const ClusterView& view) {
     if (view.rates().has_pairs() && types_ <= 8)
         for (std::uint32_t i = 0; i < n; ++i) {
             const JobInfo& ji = view.job(active_[i]);
-            if (ji.num_gpus != 1) continue;
+            if (ji.num_gpus != 1 || ji.model == kNoModel) continue;
             for (std::uint32_t k = i + 1; k < n; ++k) {
                 const JobInfo& jk = view.job(active_[k]);
-                if (jk.num_gpus != 1) continue;
+                if (jk.num_gpus != 1 || jk.model == kNoModel) continue;
                 double best = 0;
                 for (GpuTypeIdx t = 0; t < types_; ++t) {
                     rates[2 * t] = rates[2 * t + 1] = 0;
                     const double ti = singles.throughput(i, t), tk = singles.throughput(k, t);
                     if (!(ti > 0) || !(tk > 0)) continue;
-                    const auto packed = view.rates().pair(ji.model, jk.model, t);
-                    if (!packed || !((*packed)[0] > 0) || !((*packed)[1] > 0)) continue;
-                    rates[2 * t] = (*packed)[0];
-                    rates[2 * t + 1] = (*packed)[1];
+                    const double* packed = pair_rates(view, ji.model, jk.model, t);
+                    if (!(packed[0] > 0) || !(packed[1] > 0)) continue;
+                    rates[2 * t] = packed[0];
+                    rates[2 * t + 1] = packed[1];
                     best = std::max(best, rates[2 * t] / ti + rates[2 * t + 1] / tk);
                 }
                 if (!(best > 1.0)) continue;

@@ -98,6 +98,8 @@ private:
     void decide_default(const ClusterView& view, const Changes& changes, Decisions& out);
     std::size_t cell(std::uint32_t u, GpuTypeIdx t) const { return static_cast<std::size_t>(u) * types_ + t; }
     void grow_jobs(JobIdx j);
+    /// RateModel::pair for models a, b on type t, looked up once per model pair ({-1, -1}: not measured).
+    const double* pair_rates(const ClusterView& view, ModelIdx a, ModelIdx b, GpuTypeIdx t);
 
     RoundOptions options_;
     Time round_, reset_interval_;
@@ -140,6 +142,8 @@ private:
     Time entitled_since_ = 0;
     Time round_end_ = kNever;
 
+    std::vector<double> pair_cache_;  // [((a·dim + b)·types + t)·2 + k]; NaN: not looked up yet
+    std::size_t pair_cache_dim_ = 0;
     PackedAllocationInput input_;
     std::vector<Time> submit_;
     std::vector<Entry> entries_;
