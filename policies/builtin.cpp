@@ -417,11 +417,11 @@ std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext
 /// Gavel's `_packed` form of a round policy (POLICIES.md §16.1): parameter space_sharing (off: the entry as it
 /// was) and `extra`; on, the packed round mechanism (policies/packed_rounds.hpp) over `packed`'s allocation.
 RegistryEntry<Policy> with_space_sharing(
-    RegistryEntry<Policy> entry, std::vector<ParamSpec> extra, bool fifo,
+    RegistryEntry<Policy> entry, std::string rule, std::vector<ParamSpec> extra, bool fifo,
     std::function<std::unique_ptr<PackedAllocationSource>(const Params&, const MakeContext&)> packed) {
     entry.params.push_back({"space_sharing", ParamType::Bool, "false",
                             "Gavel's _packed policy: pairs of single-GPU jobs may share GPUs (Decisions::pack) at "
-                            "their measured pair rates (packing at round boundaries; in Gavel's rounds with gavel_compat)",
+                            "their measured pair rates (profile `pairs`), formed at round boundaries; " + rule,
                             {}});
     for (ParamSpec& s : extra) entry.params.push_back(std::move(s));
     entry.make = [name = entry.name, plain = entry.make, fifo, packed](const Params& p, const MakeContext& context) {
@@ -448,6 +448,7 @@ void register_gavel_policies(PolicyRegistry& r) {
                     "Gavel's max_min_fairness_perf (LAS): max-min of throughput normalised by T^prop, GLPK, "
                     "realised in rounds; with space_sharing its max_min_fairness_packed",
                     {}, true, false, lp_source(AllocationObjective::MaxMinFairness, aware)),
+        "X from the max-min LP with pair variables",
         {{"max_partners", ParamType::Int, "32",
           "space_sharing: a pair is an LP column only if it is among the k best partners (normalised pair "
           "throughput sum) of one of its jobs; 0 = every pair whose sum exceeds 1 (Gavel; a cold solve then "
@@ -512,6 +513,8 @@ void register_gavel_policies(PolicyRegistry& r) {
                     "Gavel's fifo_perf: arrival order, each job x = 1 on the fastest type with room (strict), "
                     "realised in rounds; with space_sharing its fifo_packed",
                     {fifo_pick_param()}, true, true, fifo_source(true)),
+        "waiting jobs, in arrival order, packed with the allocated job whose normalised pair rates sum highest, "
+        "above 1.5",
         {}, true, [](const Params& p, const MakeContext& context) {
             // Gavel's FIFOPolicyWithPacking: fifo_perf, then waiting jobs packed when the sum exceeds 1.5.
             return std::unique_ptr<PackedAllocationSource>(std::make_unique<FifoPackedAllocation>(
