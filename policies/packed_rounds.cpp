@@ -1,6 +1,7 @@
 #include "policies/packed_rounds.hpp"
 
 #include "models/base/input_error.hpp"
+#include "policies/gavel_round_gate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +10,6 @@
 namespace dlsim {
 
 namespace {
-
-/// As round_scheduler.cpp: a micro-task due at a round's end may complete a few µs after it.
-constexpr Time kRoundSlack = 1000;
 
 /// The same GPUs, whatever the shares (a packed job holds its GPUs at half share).
 bool same_gpus(const Allocation& held, GpuTypeIdx t, std::span<const NodeShare> want) {
@@ -564,22 +562,8 @@ void PackedRoundScheduler::decide_default(const ClusterView& view, const Changes
 }
 
 void PackedRoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
+    if (gavel_round_running(view, round_end_, out)) return;
     const Time now = view.now();
-    if (round_end_ != kNever && now < round_end_) {  // mid-round: arrivals and freed GPUs wait
-        out.next_call = round_end_;
-        return;
-    }
-    Time late = kNever;
-    for (const JobIdx j : view.running_jobs()) {
-        const Time f = view.job(j).finish;
-        if (f != kNever && f > now && f - now <= kRoundSlack) late = late == kNever ? f : std::max(late, f);
-    }
-    if (late != kNever) {
-        round_end_ = late;
-        out.next_call = late;
-        return;
-    }
-    round_end_ = kNever;
     if (active_.empty()) return;
     if (allocation_stale_ && (last_reset_ == 0 || now - last_reset_ >= reset_interval_)) {
         reset_shares(now);

@@ -1,19 +1,12 @@
 #include "policies/round_scheduler.hpp"
 
 #include "models/base/input_error.hpp"
+#include "policies/gavel_round_gate.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace dlsim {
-
-namespace {
-
-/// Compat: a micro-task due at a round's end may complete a few µs after it (the engine rounds its own
-/// finish time); the round waits for it instead of starting without it.
-constexpr Time kRoundSlack = 1000;
-
-}  // namespace
 
 RoundScheduler::RoundScheduler(RoundOptions options, std::unique_ptr<AllocationSource> source)
     : options_(options),
@@ -333,22 +326,8 @@ bool RoundScheduler::renew_all_fifo(const ClusterView& view, Decisions& out) {
 }
 
 void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
+    if (gavel_round_running(view, round_end_, out)) return;
     const Time now = view.now();
-    if (round_end_ != kNever && now < round_end_) {  // mid-round: arrivals and freed GPUs wait
-        out.next_call = round_end_;
-        return;
-    }
-    Time late = kNever;
-    for (const JobIdx j : view.running_jobs()) {
-        const Time f = view.job(j).finish;
-        if (f != kNever && f > now && f - now <= kRoundSlack) late = late == kNever ? f : std::max(late, f);
-    }
-    if (late != kNever) {
-        round_end_ = late;
-        out.next_call = late;
-        return;
-    }
-    round_end_ = kNever;
     if (active_.empty()) return;
     if (allocation_stale_ && (last_reset_ == 0 || now - last_reset_ >= reset_interval_)) {
         reset_shares(now);

@@ -341,13 +341,22 @@ void LinearProgram::set_column_basic(int column, bool basic) {
     set_variable_status(problem_.get(), rows() + column + 1, basic);
 }
 
-int LinearProgram::run_simplex() {
+int LinearProgram::run_simplex(Fallback fallback) {
     glp_smcp parameters;
     glp_init_smcp(&parameters);
     parameters.msg_lev = GLP_MSG_OFF;
     parameters.presolve = GLP_OFF;  // the presolver would throw the basis away
     parameters.meth = method_ == LpMethod::DualPrimal ? GLP_DUALP : GLP_PRIMAL;
     parameters.tol_bnd = primal_tolerance_;
+    // GLPK's primal simplex can stall on a degenerate vertex (seen on Gavel's packed max-min LP): cap the pivots
+    // so that a stall ends in a retry instead of a hang. The cap is far above what a solve here needs.
+    parameters.it_lim = 100000 + 50 * (glp_get_num_rows(problem_.get()) + glp_get_num_cols(problem_.get()));
+    if (fallback == Fallback::Textbook) {  // Dantzig pricing and the textbook ratio test
+        parameters.pricing = GLP_PT_STD;
+        parameters.r_test = GLP_RT_STD;
+    } else if (fallback == Fallback::Presolve) {
+        parameters.presolve = GLP_ON;
+    }
     return glp_simplex(problem_.get(), &parameters);
 }
 
@@ -356,11 +365,18 @@ LpStatus LinearProgram::solve() {
     last_cold_ = !has_basis_;
     if (!has_basis_) glp_std_basis(problem_.get());
     const int iterations_before = glp_get_it_cnt(problem_.get());
-    int code = run_simplex();
+    int code = run_simplex(Fallback::None);
     if (has_basis_ && (code == GLP_EBADB || code == GLP_ESING || code == GLP_ECOND || code == GLP_EFAIL)) {
         glp_std_basis(problem_.get());
         last_cold_ = true;
-        code = run_simplex();
+        code = run_simplex(Fallback::None);
+    }
+    // A stall (the pivot cap): again from the standard basis with textbook rules, then with GLPK's presolver.
+    for (const Fallback fallback : {Fallback::Textbook, Fallback::Presolve}) {
+        if (code != GLP_EITLIM) break;
+        glp_std_basis(problem_.get());
+        last_cold_ = true;
+        code = run_simplex(fallback);
     }
     if (code != 0)
         throw InternalError(fmt::format("linear program: GLPK simplex failed with code {} ({})", code,

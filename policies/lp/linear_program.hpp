@@ -10,6 +10,8 @@
 //   - Failures never abort: indices, bounds and values are checked here before GLPK sees them (GLPK aborts
 //     the process on a bad argument), and a non-zero simplex return code throws InternalError naming it.
 //     A simplex failure on a warm basis (invalid, singular, ill-conditioned) is retried once from a cold basis.
+//     A stall (GLPK's primal simplex can cycle on a degenerate vertex) hits a pivot cap and is retried from a
+//     cold basis with textbook pricing and ratio test, then with GLPK's presolver: a solve never hangs.
 //   - Deletion keeps the basis usable: before GLPK removes rows and columns, every deleted column that is basic
 //     is pivoted out (replaced by the nonbasic variable with the largest tableau entry in its row) and every
 //     deleted row whose auxiliary is nonbasic gets it pivoted in, so the remaining statuses form a basis of the
@@ -108,7 +110,8 @@ private:
     };
     void check_column(int column, const char* what) const;
     void check_row(int row, const char* what) const;
-    int run_simplex();
+    enum class Fallback { None, Textbook, Presolve };
+    int run_simplex(Fallback fallback);
     // Fills index_/value_ (1-based, GLPK's layout) from terms over `count` indices; throws on a bad term.
     int gather_terms(std::span<const LpTerm> terms, int count, const std::string& owner);
     void prepare_deletion(std::span<const int> rows, std::span<const int> columns);
