@@ -6,8 +6,8 @@ The reference is ../shared/data/gavel/reference/notebook_continuous_results.csv:
 (stanford-futuredata/gavel c4fa400, scheduler/notebooks/figures/evaluation/continuous_jobs*.ipynb).
 
 For each dlsim series (a policy, plus any non-grid parameter of the run, e.g. gavel-las[space_sharing=true])
-it prints, per rate, the mean over seeds of the measured window's mean JCT (hours), Gavel's value and the
-ratio; and each series' saturation load: the lowest swept rate whose mean JCT exceeds 4x the mean JCT at the
+it prints, per rate, the mean over seeds of the measured window's mean JCT (hours), Gavel's value, the
+ratio, and the preemptions and migrations per job (means over seeds); and each series' saturation load: the lowest swept rate whose mean JCT exceeds 4x the mean JCT at the
 lowest swept rate (issue 11's definition; Gavel's sweeps start at 0.4 jobs/h).
 
 --check POLICY:RATE[,RATE...] (repeatable) makes it a test: each named point must be within --tolerance
@@ -48,13 +48,16 @@ def series_label(parameters):
 def load_sweep(index_path):
     index = json.loads(Path(index_path).read_text())
     jct = defaultdict(lambda: defaultdict(list))  # label -> rate -> [hours per seed]
+    churn = defaultdict(lambda: defaultdict(list))  # label -> rate -> [(preemptions, migrations) per job]
     for run in index["runs"]:
         if run.get("status") != "done":
             continue
         label = series_label(run["parameters"])
         rate = float(run["parameters"]["resample_rate"])
-        jct[label][rate].append(run["summary"]["avg_jct"] / 3600.0)
-    return jct
+        s = run["summary"]
+        jct[label][rate].append(s["avg_jct"] / 3600.0)
+        churn[label][rate].append((s["preemptions"] / max(1, s["jobs"]), s["migrations"] / max(1, s["jobs"])))
+    return jct, churn
 
 
 def load_notebook(path, trace_kind):
@@ -88,10 +91,11 @@ def main():
     ap.add_argument("-o", "--out", help="also write the table (Markdown) here")
     args = ap.parse_args()
 
-    sweep = load_sweep(args.index)
+    sweep, churn = load_sweep(args.index)
     ref = load_notebook(args.notebook, args.trace_kind)
-    lines = ["| series | Gavel policy | rate (jobs/h) | dlsim mean JCT (h), seeds | Gavel (h) | dlsim / Gavel |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| series | Gavel policy | rate (jobs/h) | dlsim mean JCT (h), seeds | Gavel (h) | dlsim / Gavel | "
+             "preemptions / job | migrations / job |",
+             "|---|---|---|---|---|---|---|---|"]
     sat_lines = ["| series | dlsim saturation (jobs/h) | Gavel saturation (jobs/h) |", "|---|---|---|"]
     means = {}
     for label in sorted(sweep):
@@ -102,8 +106,10 @@ def main():
             g = ref.get(gavel, {}).get(rate) if gavel else None
             seeds = ", ".join(f"{h:.2f}" for h in sweep[label][rate])
             ratio = f"{curve[rate] / g:.3f}" if g else "-"
+            c = churn[label][rate]
+            pre, mig = sum(x[0] for x in c) / len(c), sum(x[1] for x in c) / len(c)
             lines.append(f"| {label} | {gavel or '-'} | {rate:g} | {curve[rate]:.2f} ({seeds}) | "
-                         f"{g if g is not None else '-'} | {ratio} |")
+                         f"{g if g is not None else '-'} | {ratio} | {pre:.2f} | {mig:.2f} |")
         if gavel and gavel in ref:
             rates = sorted(set(curve) & set(ref[gavel]))
             ours, theirs = saturation(curve, rates), saturation(ref[gavel], rates)

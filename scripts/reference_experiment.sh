@@ -45,8 +45,6 @@ run() {
       local kind=continuous-single x=0.4
       [ "$name" = gavel-continuous-multi ] && kind=continuous-multiple && x=0.2
       plot load "$dir/index.json" --x resample_rate --metrics avg_jct -o "$dir/load.png" --data-out "$dir/load.csv"
-      plot table "$dir/index.json" --by resample_rate \
-        --metrics avg_jct,gpu_utilization,preemptions_per_job,migrations_per_job -o "$dir/table.md"
       "$python" scripts/compare_gavel.py "$dir/index.json" --notebook "$notebook" --trace-kind "$kind" \
         -o "$dir/comparison.md" > /dev/null ;;
     gavel-ftf-rho)
