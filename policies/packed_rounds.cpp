@@ -1,7 +1,7 @@
 #include "policies/packed_rounds.hpp"
 
 #include "models/base/input_error.hpp"
-#include "policies/gavel_round_gate.hpp"
+#include "policies/gavel_compat_round.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -373,19 +373,8 @@ void PackedRoundScheduler::place(const ClusterView& view) {
             const std::vector<NodeIdx>& nodes = nodes_of_type_[p.type];
             std::size_t& cursor = node_cursor_[p.type];
             p.nodes_begin = static_cast<std::uint32_t>(nodes_.size());
-            int need = units_[p.unit].gang;
-            for (std::size_t i = cursor; need > 0 && i < nodes.size(); ++i) {
-                const int take = std::min(plan_free_[nodes[i]], need);
-                if (take == 0) {
-                    if (i == cursor) ++cursor;
-                    continue;
-                }
-                nodes_.push_back({nodes[i], take});
-                plan_free_[nodes[i]] -= take;
-                need -= take;
-                if (plan_free_[nodes[i]] == 0 && i == cursor) ++cursor;
-            }
-            if (need > 0) throw InternalError("packed rounds: a selected unit found no GPUs");
+            if (!gavel_take_lowest_free(nodes, cursor, plan_free_, units_[p.unit].gang, nodes_))
+                throw InternalError("packed rounds: a selected unit found no GPUs");
             p.nodes_size = static_cast<std::uint32_t>(nodes_.size() - p.nodes_begin);
             p.placed = true;
         }
@@ -428,31 +417,7 @@ void PackedRoundScheduler::emit(const ClusterView& view, Decisions& out) {
             ++stats_.unplaced;
             continue;
         }
-        const Unit& unit = units_[p.unit];
-        const auto nodes = std::span<const NodeShare>(nodes_).subspan(p.nodes_begin, p.nodes_size);
-        if (unit.b == kNoPartner) {
-            if (keep_[unit.a])
-                ++stats_.lease_renewals;
-            else
-                out.start(unit.a, p.type, unit.gang, nodes);
-            intended_partner_[unit.a] = kNoPartner;
-            continue;
-        }
-        ++stats_.packed_picks;
-        const bool ka = keep_[unit.a] != 0, kb = keep_[unit.b] != 0;
-        if (ka && kb) {
-            ++stats_.lease_renewals;
-        } else if (ka) {
-            out.pack(unit.b, unit.a);
-        } else if (kb) {
-            out.pack(unit.a, unit.b);
-        } else {
-            out.start(unit.a, p.type, unit.gang, nodes);
-            out.pack(unit.b, unit.a);
-        }
-        if (!(ka && kb)) ++stats_.packs;
-        intended_partner_[unit.a] = unit.b;
-        intended_partner_[unit.b] = unit.a;
+        emit_pick(p, std::span<const NodeShare>(nodes_).subspan(p.nodes_begin, p.nodes_size), out);
     }
 }
 
@@ -491,32 +456,37 @@ void PackedRoundScheduler::emit_default(const ClusterView& view, Decisions& out)
             out.preempt(j);
             intended_partner_[j] = kNoPartner;
         }
-    for (const Pick& p : picks_) {
-        const Unit& unit = units_[p.unit];
-        if (unit.b == kNoPartner) {
-            if (keep_[unit.a])
-                ++stats_.lease_renewals;
-            else
-                out.start(unit.a, p.type, unit.gang);
-            intended_partner_[unit.a] = kNoPartner;
-            continue;
-        }
-        ++stats_.packed_picks;
-        const bool ka = keep_[unit.a] != 0, kb = keep_[unit.b] != 0;
-        if (ka && kb) {
+    for (const Pick& p : picks_) emit_pick(p, {}, out);  // the run's placer places the starts
+}
+
+// One selected unit, after the preemptions: a kept single renews its lease, a waiting one starts; a pair
+// keeps what stays together, packs a member onto the one that stays, or starts one and packs the other.
+// `nodes`: where a start goes (compat: the planned GPUs; empty: the placer decides).
+void PackedRoundScheduler::emit_pick(const Pick& p, std::span<const NodeShare> nodes, Decisions& out) {
+    const Unit& unit = units_[p.unit];
+    if (unit.b == kNoPartner) {
+        if (keep_[unit.a])
             ++stats_.lease_renewals;
-        } else if (ka) {
-            out.pack(unit.b, unit.a);
-        } else if (kb) {
-            out.pack(unit.a, unit.b);
-        } else {
-            out.start(unit.a, p.type, unit.gang);
-            out.pack(unit.b, unit.a);
-        }
-        if (!(ka && kb)) ++stats_.packs;
-        intended_partner_[unit.a] = unit.b;
-        intended_partner_[unit.b] = unit.a;
+        else
+            out.start(unit.a, p.type, unit.gang, nodes);
+        intended_partner_[unit.a] = kNoPartner;
+        return;
     }
+    ++stats_.packed_picks;
+    const bool ka = keep_[unit.a] != 0, kb = keep_[unit.b] != 0;
+    if (ka && kb) {
+        ++stats_.lease_renewals;
+    } else if (ka) {
+        out.pack(unit.b, unit.a);
+    } else if (kb) {
+        out.pack(unit.a, unit.b);
+    } else {
+        out.start(unit.a, p.type, unit.gang, nodes);
+        out.pack(unit.b, unit.a);
+    }
+    if (!(ka && kb)) ++stats_.packs;
+    intended_partner_[unit.a] = unit.b;
+    intended_partner_[unit.b] = unit.a;
 }
 
 void PackedRoundScheduler::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
@@ -582,9 +552,8 @@ void PackedRoundScheduler::decide_compat(const ClusterView& view, Decisions& out
         for (int k = 0; k < 2; ++k) {
             const JobIdx m = k == 0 ? unit.a : unit.b;
             if (m == kNoPartner) continue;
-            const double r = rate(p.unit, p.type, k);
-            const double steps = std::min(std::floor(r * tau), view.job(m).remaining_at(now));
-            const Time finish = now + (steps > 0 ? to_time(steps / r) : round_);
+            const Time finish =
+                gavel_micro_task_end(now, rate(p.unit, p.type, k), view.job(m).remaining_at(now), tau, round_);
             end = end == kNever ? finish : std::max(end, finish);
         }
     }

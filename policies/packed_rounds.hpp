@@ -94,6 +94,8 @@ private:
     void place(const ClusterView& view);
     void emit(const ClusterView& view, Decisions& out);
     void emit_default(const ClusterView& view, Decisions& out);
+    /// The actions of one selected unit once the preemptions are out (shared by both modes).
+    void emit_pick(const Pick& p, std::span<const NodeShare> nodes, Decisions& out);
     void decide_compat(const ClusterView& view, Decisions& out);
     void decide_default(const ClusterView& view, const Changes& changes, Decisions& out);
     std::size_t cell(std::uint32_t u, GpuTypeIdx t) const { return static_cast<std::size_t>(u) * types_ + t; }

@@ -1,7 +1,7 @@
 #include "policies/round_scheduler.hpp"
 
 #include "models/base/input_error.hpp"
-#include "policies/gavel_round_gate.hpp"
+#include "policies/gavel_compat_round.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -280,19 +280,8 @@ void RoundScheduler::place_compat(const ClusterView& view) {
             const std::vector<NodeIdx>& nodes = nodes_of_type_[p.type];
             std::size_t& cursor = node_cursor_[p.type];
             p.nodes_begin = static_cast<std::uint32_t>(nodes_.size());
-            int need = p.gpus;
-            for (std::size_t i = cursor; need > 0 && i < nodes.size(); ++i) {
-                const int take = std::min(plan_free_[nodes[i]], need);
-                if (take == 0) {
-                    if (i == cursor) ++cursor;
-                    continue;
-                }
-                nodes_.push_back({nodes[i], take});
-                plan_free_[nodes[i]] -= take;
-                need -= take;
-                if (plan_free_[nodes[i]] == 0 && i == cursor) ++cursor;
-            }
-            if (need > 0) throw InternalError("round scheduler: a selected gang found no GPUs");
+            if (!gavel_take_lowest_free(nodes, cursor, plan_free_, p.gpus, nodes_))
+                throw InternalError("round scheduler: a selected gang found no GPUs");
             p.nodes_size = static_cast<std::uint32_t>(nodes_.size() - p.nodes_begin);
             p.placed = true;
         }
@@ -313,9 +302,7 @@ bool RoundScheduler::renew_all_fifo(const ClusterView& view, Decisions& out) {
         const JobInfo& job = view.job(j);
         const std::size_t c = cell(j, job.gpu_type);
         if (!in_allocation_[slot_of_[j]] || !(x_[c] > 0) || !(throughput_[c] > 0)) return false;
-        const double rate = throughput_[c];
-        const double steps = std::min(std::floor(rate * tau), job.remaining_at(now));
-        const Time finish = now + (steps > 0 ? to_time(steps / rate) : round_);
+        const Time finish = gavel_micro_task_end(now, throughput_[c], job.remaining_at(now), tau, round_);
         end = end == kNever ? finish : std::max(end, finish);
     }
     ++stats_.rounds;
@@ -349,10 +336,8 @@ void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
         const JobInfo& job = view.job(p.job);
         if (job.state == JobState::Running && view.allocation(p.job).same_place(p.type, nodes)) ++stats_.lease_renewals;
         desired_.want(p.job, p.type, p.gpus, nodes);
-        // The micro-task: min(int(T·τ), R) steps at T (a job too slow for one step per round gets the round).
-        const double rate = throughput_[cell(p.job, p.type)];
-        const double steps = std::min(std::floor(rate * tau), job.remaining_at(now));
-        const Time finish = now + (steps > 0 ? to_time(steps / rate) : round_);
+        const Time finish =
+            gavel_micro_task_end(now, throughput_[cell(p.job, p.type)], job.remaining_at(now), tau, round_);
         end = end == kNever ? finish : std::max(end, finish);
     }
     desired_.emit(view, out);
