@@ -328,6 +328,18 @@ std::vector<ParamSpec> round_params() {
              {}}};
 }
 
+/// The round mechanism's options from round_params() (checked, errors naming `owner`).
+RoundOptions round_options(const Params& p, const std::string& owner, bool aware, bool fifo, std::uint64_t seed) {
+    RoundOptions o;
+    o.round_s = number_in(p, owner, "round", 1e-3, 1e9, "seconds in [0.001, 1e9]");
+    o.gavel_compat = p.get_bool("gavel_compat");
+    o.reset_interval_s = number_in(p, owner, "reset_interval", 0, 1e9, "seconds in [0, 1e9]");
+    o.type_aware = aware;
+    o.fifo = fifo;
+    o.seed = seed;
+    return o;
+}
+
 /// A Gavel policy on the round mechanism: its entry name, the allocation source it builds, whether its
 /// type order is fixed (heterogeneity-aware) and whether it is FIFO-named (passes over priority 0 in compat).
 RegistryEntry<Policy> round_entry(
@@ -337,14 +349,7 @@ RegistryEntry<Policy> round_entry(
     for (ParamSpec& s : extra) params.push_back(std::move(s));
     return {name, std::move(description), std::move(params),
             [name, aware, fifo, source](const Params& p, const MakeContext& context) {
-                const std::string owner = "policy " + name;
-                RoundOptions o;
-                o.round_s = number_in(p, owner, "round", 1e-3, 1e9, "seconds in [0.001, 1e9]");
-                o.gavel_compat = p.get_bool("gavel_compat");
-                o.reset_interval_s = number_in(p, owner, "reset_interval", 0, 1e9, "seconds in [0, 1e9]");
-                o.type_aware = aware;
-                o.fifo = fifo;
-                o.seed = context.seed;
+                const RoundOptions o = round_options(p, "policy " + name, aware, fifo, context.seed);
                 return std::make_unique<RoundScheduler>(o, source(p, context, o.gavel_compat));
             }};
 }
@@ -440,14 +445,7 @@ RegistryEntry<Policy> with_space_sharing(
     for (ParamSpec& s : extra) entry.params.push_back(std::move(s));
     entry.make = [name = entry.name, plain = entry.make, fifo, packed](const Params& p, const MakeContext& context) {
         if (!p.get_bool("space_sharing")) return plain(p, context);
-        const std::string owner = "policy " + name;
-        RoundOptions o;
-        o.round_s = number_in(p, owner, "round", 1e-3, 1e9, "seconds in [0.001, 1e9]");
-        o.gavel_compat = p.get_bool("gavel_compat");
-        o.reset_interval_s = number_in(p, owner, "reset_interval", 0, 1e9, "seconds in [0, 1e9]");
-        o.type_aware = true;
-        o.fifo = fifo;
-        o.seed = context.seed;
+        const RoundOptions o = round_options(p, "policy " + name, true, fifo, context.seed);
         return std::unique_ptr<Policy>(std::make_unique<PackedRoundScheduler>(o, packed(p, context)));
     };
     return entry;

@@ -1,7 +1,7 @@
 // Hand-worked schedules of qssf, the sjf variants and their peer presets (helios-sjf, tiresias-sjf,
 // helios-qssf), EASY backfilling with noisy estimates, and the noise model they share.
 #include "policies/runtime_estimate.hpp"
-#include "test_support.hpp"
+#include "schedule_checks.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -11,29 +11,6 @@ using namespace dlsim;
 using namespace dlsim::test;
 
 namespace {
-
-RunOutcome run_seeded(const RunInputs& in, const std::string& policy, std::uint64_t seed,
-                      const std::vector<std::string>& params = {}, double restart_cost = 0) {
-    RunConfig c;
-    c.policy = policy;
-    c.seed = seed;
-    c.restart.restart_cost = restart_cost;
-    for (const auto& p : params) add_param(c, p);
-    c.out.clear();
-    return simulate(in, c);
-}
-
-/// Checks every job's first start, finish and preemption count.
-void check_schedule(const RunInputs& in, const RunOutcome& o, std::span<const double> start,
-                    std::span<const double> finish, std::span<const unsigned> preempted = {}) {
-    REQUIRE(o.jobs.size() == start.size());
-    for (std::size_t j = 0; j < start.size(); ++j) {
-        INFO("job " << in.trace.jobs[j].id);
-        CHECK(start_s(o, j) == start[j]);
-        CHECK(finish_s(o, j) == finish[j]);
-        CHECK(o.jobs[j].preemptions == (preempted.empty() ? 0 : preempted[j]));
-    }
-}
 
 // Three models that run 1 iteration/s on the one type, so a job's run time is its trace duration.
 const char* kThreeModels = R"({"models": {"m1": {"throughput": {"g": 1}}, "m2": {"throughput": {"g": 1}},

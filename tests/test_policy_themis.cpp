@@ -6,7 +6,7 @@
 // N̄ = (I(now) - I(arrival)) / age; rho = (age + time left) / (duration x max(1, g N̄ / W)), W the GPUs of
 // the job's fastest type; a bidder's gain = log((age + lease + restart + R/rate) / (age + time left on
 // the type)): only the numerators of the two rho's, as T_id cancels.
-#include "test_support.hpp"
+#include "schedule_checks.hpp"
 #include "traces/random.hpp"
 
 #include <catch2/catch.hpp>
@@ -21,24 +21,7 @@ using namespace dlsim::test;
 namespace {
 
 RunOutcome run_themis(const RunInputs& in, const std::vector<std::string>& params, double restart_cost = 0) {
-    RunConfig c;
-    c.policy = "themis";
-    c.restart.restart_cost = restart_cost;
-    for (const auto& p : params) add_param(c, p);
-    c.out.clear();
-    return simulate(in, c);
-}
-
-/// Checks every job's first start, finish and preemption count.
-void check_schedule(const RunInputs& in, const RunOutcome& o, std::span<const double> start,
-                    std::span<const double> finish, std::span<const unsigned> preempted = {}) {
-    REQUIRE(o.jobs.size() == start.size());
-    for (std::size_t j = 0; j < start.size(); ++j) {
-        INFO("job " << in.trace.jobs[j].id);
-        CHECK(start_s(o, j) == start[j]);
-        CHECK(finish_s(o, j) == finish[j]);
-        CHECK(o.jobs[j].preemptions == (preempted.empty() ? 0 : preempted[j]));
-    }
+    return run_seeded(in, "themis", 0, params, restart_cost);
 }
 
 // A holds the cluster until 100 while B, C, D, E arrive; at 100 four jobs contend.
