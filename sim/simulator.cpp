@@ -175,7 +175,7 @@ void Simulator::complete(JobIdx j) {
 }
 
 void Simulator::invalid(const std::string& what) const {
-    throw InternalError(fmt::format("invalid decision: policy {} at {} us", what, now_));
+    throw InvalidDecision(fmt::format("invalid decision: policy {} at {} us", what, now_), acting_job_);
 }
 
 Placer& Simulator::placer_for(PlacerChoice choice) {
@@ -189,7 +189,8 @@ Placer& Simulator::placer_for(PlacerChoice choice) {
 }
 
 void Simulator::apply(const Action& a, std::span<const NodeShare> placement) {
-    if (a.job >= jobs_.size()) throw InternalError(fmt::format("policy named job {} which does not exist", a.job));
+    acting_job_ = a.job;
+    if (a.job >= jobs_.size()) invalid(fmt::format("named job {} which does not exist", a.job));
     action_placer_ = &placer_for(a.placer);
     switch (a.kind) {
         case Action::Kind::Start:

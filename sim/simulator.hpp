@@ -15,6 +15,7 @@
 #include "models/packed_performance.hpp"
 #include "models/performance_model.hpp"
 #include "models/restart_model.hpp"
+#include "models/base/input_error.hpp"
 #include "policies/policy.hpp"
 #include "sim/duration_histogram.hpp"
 #include "sim/cluster_state.hpp"
@@ -52,6 +53,17 @@ using ProgressFn = std::function<void(Time now, std::uint64_t finished)>;
 
 /// Thrown when a job would finish past the end of engine time (2^63 µs): bad input (absurd durations,
 /// work or throughputs), reported by the caller with the job's file and line.
+/// A decision the engine refused (Simulator::invalid): a broken contract in a built-in policy (exit 1),
+/// the user's input error in a policy written outside dlsim (py:, exec:; the run maps it to exit 2).
+class InvalidDecision : public InternalError {
+public:
+    InvalidDecision(const std::string& what, JobIdx job) : InternalError(what), job_(job) {}
+    JobIdx job() const { return job_; }  ///< the job the refused action named
+
+private:
+    JobIdx job_;
+};
+
 struct TimeOverflow {
     JobIdx job;
     double finish_seconds;
@@ -119,7 +131,7 @@ private:
     /// no transition (a resize or move lends a job's own GPUs to the placer, then takes them back).
     int return_gpus(JobIdx j);
     void take_gpus(JobIdx j, const Allocation& a);
-    /// An invalid decision: "policy <what> at <now> us" (a bug in a built-in policy: exit 1).
+    /// An invalid decision: throws InvalidDecision("policy <what> at <now> us", the acting job).
     [[noreturn]] void invalid(const std::string& what) const;
     void audit() const;
 
@@ -128,6 +140,7 @@ private:
     Policy& policy_;
     Placer& placer_;
     Placer* action_placer_;  // the placer of the action being applied (the run's, or a policy's preference)
+    JobIdx acting_job_ = 0;  // the job of the action being applied (named by InvalidDecision)
     std::unique_ptr<Placer> preferred_[std::size(kPlacerChoiceNames)];  // made on first use
     std::unique_ptr<PerformanceModel> own_performance_;
     std::unique_ptr<RestartModel> own_restart_;

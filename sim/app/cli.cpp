@@ -7,6 +7,7 @@
 #include "policies/registry.hpp"
 #include "traces/cluster_import.hpp"
 #include "sim/app/atomic_file.hpp"
+#include "sim/app/policy_source.hpp"
 #include "sim/app/progress.hpp"
 #include "sim/app/result_fields.hpp"
 #include "sim/app/run.hpp"
@@ -253,7 +254,7 @@ int cmd_validate(int argc, char** argv) {
         RunConfig c = default_run_config();
         apply_config_file(c, path);
         check_run_config(c);
-        builtin_policies().find(c.policy);
+        find_policy(c.policy, c.params, c.params_dir);
         builtin_placers().find(c.placement);
         fmt::print("{}: valid run config\n", path);
     }

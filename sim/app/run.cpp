@@ -8,6 +8,7 @@
 #include "policies/registry.hpp"
 #include "sim/app/atomic_file.hpp"
 #include "sim/app/file_hash.hpp"
+#include "sim/app/policy_source.hpp"
 #include "sim/app/result_fields.hpp"
 #include "sim/event_log.hpp"
 #include "sim/job_spec.hpp"
@@ -91,17 +92,17 @@ json_fields::Json identity(const RunConfig& c, const InputHashes& hashes, const 
 
 /// The config's policy and placer with their parameters checked and defaults filled in.
 struct ResolvedParams {
-    const RegistryEntry<Policy>& policy_entry;
+    PolicySource policy_source;
     const RegistryEntry<Placer>& placer_entry;
     Params policy, placer;
 };
 
 ResolvedParams resolve_all_params(const RunConfig& c) {
-    const auto& policy_entry = builtin_policies().find(c.policy);
+    PolicySource source = find_policy(c.policy, c.params, c.params_dir);
     const auto& placer_entry = builtin_placers().find(c.placement);
-    return {policy_entry, placer_entry,
-            resolve_params("policy " + c.policy, policy_entry.params, compat_params(c, policy_entry.params),
-                           c.params_dir),
+    const std::vector<ParamSpec>& specs = source.entry->params;
+    return {source, placer_entry,
+            resolve_params("policy " + c.policy, specs, compat_params(c, specs), c.params_dir),
             resolve_params("placement " + c.placement, placer_entry.params, {})};
 }
 
@@ -207,7 +208,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
                      });
     // The seed, cluster and trace are in the run identity already: the context adds nothing to it.
     const MakeContext context{c.seed, &in.cluster, &resolved.tenants};
-    auto policy = params.policy_entry.make(params.policy, context);
+    auto policy = params.policy_source.entry->make(params.policy, context);
     auto placer = params.placer_entry.make(params.placer, context);
     const std::unique_ptr<RestartModel> restart = make_restart_model(c.restart, in.profiles);
     Simulator sim(in.cluster, rates, resolved, *policy, *placer,
@@ -230,6 +231,14 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     }
     try {
         out.stats = sim.run();
+    } catch (const InvalidDecision& e) {
+        if (!params.policy_source.external) throw;
+        // Code written outside dlsim broke a rule of the engine: the user's error, named by the job.
+        const std::string job = e.job() < in.trace.jobs.size()
+                                    ? fmt::format("job '{}' (index {}, {}:{})", in.trace.jobs[e.job()].id, e.job(),
+                                                  in.trace.path, in.trace.jobs[e.job()].line)
+                                    : fmt::format("job index {} (the trace has {} jobs)", e.job(), in.trace.jobs.size());
+        throw InputError(fmt::format("policy {}: {} ({})", c.policy, e.what(), job));
     } catch (const TimeOverflow& e) {
         const JobRecord& r = in.trace.jobs[e.job];
         throw InputError(fmt::format("{}:{}: job '{}' would finish at {:.3g} s, past the end of simulated time "
