@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build git pkg-config
           libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev libfmt-dev catch2
-          libglpk-dev libssl-dev libbenchmark-dev python3-matplotlib)
+          libglpk-dev libssl-dev libbenchmark-dev python3-matplotlib pybind11-dev python3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
