@@ -4,9 +4,10 @@
 // gangs 1/2/4/8 w.p. .70/.10/.15/.05; a job's throughput on g GPUs of a type is the profile's measured
 // throughput_n[g] where it has one, else g × the one-GPU figure. Remaining work: uniform 1–10 h at the job's
 // v100 rate. Then `rounds` rounds of 360 s: every round ages all jobs by 360 s and takes 5 % of each job's
-// remaining work; even rounds also replace 10 jobs (10 departures, 10 arrivals). Prints per objective the cold
-// first solve and the warm per-round time p50/p99/max (steady clock, ms), the LPs and simplex iterations per
-// round, and how many rounds fell back to a cold basis. Targets (printed, not asserted): gavel-las p50 < 5 ms,
+// remaining work, and the rounds cycle through five kinds: 10 departures; 10 arrivals; 5 % of the jobs re-rated
+// (x U(0.9, 1.1) on each type); progress alone; 10 departures and 10 arrivals together. Prints per objective
+// the cold first solve, the warm per-round time p50/p99/max (steady clock, ms) over all rounds and the p50 of
+// each kind, the LPs and simplex iterations per round, and how many rounds fell back to a cold basis. Targets (printed, not asserted): gavel-las p50 < 5 ms,
 // p99 < 50 ms; gavel-ftf and gavel-makespan p50 < 50 ms.
 //   usage: bench_lp [jobs=2000] [rounds=100] [objectives=gavel-las,gavel-ftf,gavel-makespan,gavel-max-throughput]
 // With BENCH_LP_TRACE set in the environment it also prints every round (time, LPs, iterations, objective).
@@ -111,7 +112,11 @@ void run(const ProfileSet& profiles, const std::string& name, std::size_t job_co
     const int cold_iterations = first.simplex_iterations;
     const double cold_objective = first.objective;
 
-    std::vector<double> ms, churn_ms, progress_ms;
+    // Round kinds, in turn: 10 departures; 10 arrivals; 5 % of the jobs re-rated (throughputs x U(0.9, 1.1), as
+    // a network or packing change would); progress only; and a heavy one, 10 departures and 10 arrivals.
+    const char* const kinds[] = {"10 out", "10 in", "5% re-rated", "progress", "10 out+10 in"};
+    constexpr int kind_count = 5;
+    std::vector<double> ms, by_kind[kind_count];
     long long lps = 0, iterations = 0;
     int cold_rounds = 0;
     for (int round = 0; round < rounds; ++round) {
@@ -119,32 +124,43 @@ void run(const ProfileSet& profiles, const std::string& name, std::size_t job_co
             j.job.age += 360;
             j.job.remaining *= 0.95;
         }
-        const bool churn = round % 2 == 0;
-        if (churn) {
+        const int kind = round % kind_count;
+        const auto depart = [&] {
             for (int d = 0; d < 10 && !jobs.empty(); ++d) {
                 const auto at = static_cast<std::size_t>(workload.uniform(0, static_cast<double>(jobs.size())));
                 jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(std::min(at, jobs.size() - 1)));
             }
+        };
+        const auto arrive = [&] {
             for (int a = 0; a < 10; ++a) jobs.push_back(workload.draw());
-        }
+        };
+        if (kind == 0 || kind == 4) depart();
+        if (kind == 1 || kind == 4) arrive();
+        if (kind == 2)
+            for (std::size_t c = 0; c < jobs.size() / 20; ++c) {
+                Job& j = jobs[static_cast<std::size_t>(workload.uniform(0, static_cast<double>(jobs.size()))) %
+                              jobs.size()];
+                for (double& rate : j.throughputs) rate *= workload.uniform(0.9, 1.1);
+            }
         const AllocationInput input = to_input(jobs);
         t0 = Clock::now();
         const AllocationResult& r = lp.solve(input);
         const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         ms.push_back(elapsed);
-        if (std::getenv("BENCH_LP_TRACE")) fmt::print("  round {} {:.2f} ms {} LPs {} it obj {:.6g}\n", round, elapsed, r.lp_solves, r.simplex_iterations, r.objective);
-        (churn ? churn_ms : progress_ms).push_back(elapsed);
+        if (std::getenv("BENCH_LP_TRACE")) fmt::print("  round {} ({}) {:.2f} ms {} LPs {} it obj {:.6g}\n", round, kinds[kind], elapsed, r.lp_solves, r.simplex_iterations, r.objective);
+        by_kind[kind].push_back(elapsed);
         lps += r.lp_solves;
         iterations += r.simplex_iterations;
         cold_rounds += r.cold ? 1 : 0;
     }
     const double per_round = rounds > 0 ? 1.0 / rounds : 0;
     fmt::print("{:<22} cold {:8.1f} ms ({:5d} it, objective {:.6g}) | warm p50 {:7.2f} p99 {:7.2f} max {:7.2f} ms"
-               " (churn p50 {:6.2f}, progress p50 {:6.2f}) | {:5.1f} LPs, {:7.1f} it/round, {} cold rounds\n",
+               " | {:5.1f} LPs, {:7.1f} it/round, {} cold rounds\n",
                name, cold_ms, cold_iterations, cold_objective, percentile(ms, 0.5), percentile(ms, 0.99),
-               ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end()), percentile(churn_ms, 0.5),
-               percentile(progress_ms, 0.5), static_cast<double>(lps) * per_round,
+               ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end()), static_cast<double>(lps) * per_round,
                static_cast<double>(iterations) * per_round, cold_rounds);
+    fmt::print("{:<22} p50 by round kind:", "");
+    for (int k = 0; k < kind_count; ++k) fmt::print(" {} {:.2f} ms{}", kinds[k], percentile(by_kind[k], 0.5), k + 1 < kind_count ? ";" : "\n");
     std::fflush(stdout);
 }
 
@@ -155,8 +171,8 @@ int main(int argc, char** argv) {
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 100;
     const std::string list = argc > 3 ? argv[3] : "gavel-las,gavel-ftf,gavel-makespan,gavel-max-throughput";
     const ProfileSet profiles = load_profiles(std::string(DLSIM_SOURCE_DIR) + "/models/profiles/gavel.json");
-    fmt::print("bench_lp: {} jobs on 3 x {} GPUs (v100, p100, k80), {} rounds (even: 10 out, 10 in; all: 5 % of R"
-               " done, ages +360 s)\n",
+    fmt::print("bench_lp: {} jobs on 3 x {} GPUs (v100, p100, k80), {} rounds (in turn: 10 out; 10 in; 5 % re-rated;"
+               " progress; 10 out + 10 in; all: 5 % of R done, ages +360 s)\n",
                jobs, gpus_per_type, rounds);
     std::stringstream names(list);
     std::string name;
