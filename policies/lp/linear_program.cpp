@@ -14,11 +14,24 @@ namespace dlsim {
 
 namespace {
 
+// What an argument check names in its message ("row 3", "column 7 objective"), formatted only on failure:
+// the checks run on every setter call.
+struct Owner {
+    const char* kind;
+    int index;
+    int other = -1;            // a second index ("row 3 column 7"), -1 = none
+    const char* suffix = "";
+    std::string text() const {
+        return other < 0 ? fmt::format("{} {}{}", kind, index, suffix)
+                         : fmt::format("{} {} column {}{}", kind, index, other, suffix);
+    }
+};
+
 // GLPK's bound type for lower <= x <= upper; a contradictory or NaN bound is the caller's bug.
-int bound_type(double lower, double upper, const std::string& owner) {
+int bound_type(double lower, double upper, const Owner& owner) {
     if (std::isnan(lower) || std::isnan(upper) || lower > upper || lower == LinearProgram::infinity ||
         upper == -LinearProgram::infinity)
-        throw InternalError(fmt::format("linear program: {}: invalid bounds [{}, {}]", owner, lower, upper));
+        throw InternalError(fmt::format("linear program: {}: invalid bounds [{}, {}]", owner.text(), lower, upper));
     const bool has_lower = std::isfinite(lower);
     const bool has_upper = std::isfinite(upper);
     if (has_lower && has_upper) return lower == upper ? GLP_FX : GLP_DB;
@@ -29,9 +42,9 @@ int bound_type(double lower, double upper, const std::string& owner) {
 
 double finite_or_zero(double bound) { return std::isfinite(bound) ? bound : 0.0; }
 
-void check_finite(double value, const std::string& owner) {
+void check_finite(double value, const Owner& owner) {
     if (!std::isfinite(value))
-        throw InternalError(fmt::format("linear program: {}: expected a finite number, got {}", owner, value));
+        throw InternalError(fmt::format("linear program: {}: expected a finite number, got {}", owner.text(), value));
 }
 
 const char* simplex_code_name(int code) {
@@ -91,15 +104,16 @@ void LinearProgram::check_row(int row, const char* what) const {
 
 int LinearProgram::add_column(double lower, double upper, double objective) {
     const int column = columns();
-    const int type = bound_type(lower, upper, fmt::format("column {}", column));
-    check_finite(objective, fmt::format("column {} objective", column));
+    const int type = bound_type(lower, upper, Owner{"column", column});
+    check_finite(objective, Owner{"column", column, -1, " objective"});
     const int glpk_column = glp_add_cols(problem_.get(), 1);
     glp_set_col_bnds(problem_.get(), glpk_column, type, finite_or_zero(lower), finite_or_zero(upper));
     glp_set_obj_coef(problem_.get(), glpk_column, objective);
     return column;
 }
 
-int LinearProgram::gather_terms(std::span<const LpTerm> terms, int count, const std::string& owner) {
+int LinearProgram::gather_terms(std::span<const LpTerm> terms, int count, const char* kind, int index) {
+    const Owner owner{kind, index};
     const auto size = static_cast<std::size_t>(count) + 1;
     if (index_.size() < size) {
         index_.resize(size);
@@ -113,11 +127,11 @@ int LinearProgram::gather_terms(std::span<const LpTerm> terms, int count, const 
     int length = 0;
     for (const auto& [position, coefficient] : terms) {
         if (position < 0 || position >= count)
-            throw InternalError(fmt::format("linear program: {}: index {} out of range (the program has {})", owner,
+            throw InternalError(fmt::format("linear program: {}: index {} out of range (the program has {})", owner.text(),
                                             position, count));
         check_finite(coefficient, owner);
         if (seen_[static_cast<std::size_t>(position)] == stamp_)
-            throw InternalError(fmt::format("linear program: {}: index {} given twice", owner, position));
+            throw InternalError(fmt::format("linear program: {}: index {} given twice", owner.text(), position));
         seen_[static_cast<std::size_t>(position)] = stamp_;
         if (coefficient == 0.0) continue;
         ++length;
@@ -129,9 +143,8 @@ int LinearProgram::gather_terms(std::span<const LpTerm> terms, int count, const 
 
 int LinearProgram::add_row(double lower, double upper, std::span<const LpTerm> terms) {
     const int row = rows();
-    const std::string owner = fmt::format("row {}", row);
-    const int type = bound_type(lower, upper, owner);
-    const int length = gather_terms(terms, columns(), owner);
+    const int type = bound_type(lower, upper, Owner{"row", row});
+    const int length = gather_terms(terms, columns(), "row", row);
     const int glpk_row = glp_add_rows(problem_.get(), 1);
     glp_set_row_bnds(problem_.get(), glpk_row, type, finite_or_zero(lower), finite_or_zero(upper));
     glp_set_mat_row(problem_.get(), glpk_row, length, index_.data(), value_.data());
@@ -140,13 +153,13 @@ int LinearProgram::add_row(double lower, double upper, std::span<const LpTerm> t
 
 void LinearProgram::set_row_terms(int row, std::span<const LpTerm> terms) {
     check_row(row, "set_row_terms");
-    const int length = gather_terms(terms, columns(), fmt::format("row {}", row));
+    const int length = gather_terms(terms, columns(), "row", row);
     glp_set_mat_row(problem_.get(), row + 1, length, index_.data(), value_.data());
 }
 
 void LinearProgram::set_column_terms(int column, std::span<const LpTerm> terms) {
     check_column(column, "set_column_terms");
-    const int length = gather_terms(terms, rows(), fmt::format("column {}", column));
+    const int length = gather_terms(terms, rows(), "column", column);
     glp_set_mat_col(problem_.get(), column + 1, length, index_.data(), value_.data());
 }
 
@@ -155,7 +168,7 @@ void LinearProgram::set_column_terms(int column, std::span<const LpTerm> terms) 
 void LinearProgram::set_coefficient(int row, int column, double value) {
     check_row(row, "set_coefficient");
     check_column(column, "set_coefficient");
-    check_finite(value, fmt::format("row {} column {}", row, column));
+    check_finite(value, Owner{"row", row, column});
     int length = glp_get_mat_row(problem_.get(), row + 1, nullptr, nullptr);
     const auto size = static_cast<std::size_t>(length) + 2;
     if (index_.size() < size) {
@@ -293,19 +306,19 @@ void LinearProgram::delete_rows_and_columns(std::span<const int> rows, std::span
 
 void LinearProgram::set_column_bounds(int column, double lower, double upper) {
     check_column(column, "set_column_bounds");
-    const int type = bound_type(lower, upper, fmt::format("column {}", column));
+    const int type = bound_type(lower, upper, Owner{"column", column});
     glp_set_col_bnds(problem_.get(), column + 1, type, finite_or_zero(lower), finite_or_zero(upper));
 }
 
 void LinearProgram::set_row_bounds(int row, double lower, double upper) {
     check_row(row, "set_row_bounds");
-    const int type = bound_type(lower, upper, fmt::format("row {}", row));
+    const int type = bound_type(lower, upper, Owner{"row", row});
     glp_set_row_bnds(problem_.get(), row + 1, type, finite_or_zero(lower), finite_or_zero(upper));
 }
 
 void LinearProgram::set_objective(int column, double coefficient) {
     check_column(column, "set_objective");
-    check_finite(coefficient, fmt::format("column {} objective", column));
+    check_finite(coefficient, Owner{"column", column, -1, " objective"});
     glp_set_obj_coef(problem_.get(), column + 1, coefficient);
 }
 

@@ -83,6 +83,10 @@ public:
     void set_primal_tolerance(double tolerance);
     /// The next solve starts cold (GLPK's standard basis).
     void reset_basis();
+    /// The next solve starts from the statuses set so far (set_row_basic, set_column_basic; a new row's
+    /// auxiliary is basic and a new column nonbasic), even on a problem never solved: a caller that rebuilds
+    /// a similar problem can hand over the last one's basis. An invalid or singular basis falls back cold.
+    void use_given_basis() { has_basis_ = true; }
     /// Basis statuses, for callers that know their problem's structure: is a row's auxiliary (a column) basic,
     /// and make it basic or nonbasic (at its lower bound, else upper, else free). The caller keeps the number of
     /// basic variables equal to rows() and the basis nonsingular; if not, the next solve falls back cold.
@@ -112,8 +116,9 @@ private:
     void check_row(int row, const char* what) const;
     enum class Fallback { None, Textbook, Presolve };
     int run_simplex(Fallback fallback);
-    // Fills index_/value_ (1-based, GLPK's layout) from terms over `count` indices; throws on a bad term.
-    int gather_terms(std::span<const LpTerm> terms, int count, const std::string& owner);
+    // Fills index_/value_ (1-based, GLPK's layout) from terms over `count` indices; throws on a bad term,
+    // naming `kind index` ("row 3").
+    int gather_terms(std::span<const LpTerm> terms, int count, const char* kind, int index);
     void prepare_deletion(std::span<const int> rows, std::span<const int> columns);
 
     std::unique_ptr<glp_prob, Deleter> problem_;

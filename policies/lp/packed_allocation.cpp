@@ -104,6 +104,7 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
     }
 
     std::vector<LpTerm> terms;
+    std::vector<int> share_row(jobs), objective_row(jobs, -1), capacity_row(types);
     bool any_served = false;
     for (std::size_t m = 0; m < jobs; ++m) {
         // Σ over the units containing m <= 1
@@ -111,7 +112,7 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
         for (std::size_t t = 0; t < types; ++t) terms.emplace_back(single_col[m * types + t], 1.0);
         for (const std::uint32_t p : pairs_of[m])
             for (std::size_t t = 0; t < types; ++t) terms.emplace_back(pair_col[p * types + t], 1.0);
-        lp.add_row(-LinearProgram::infinity, 1.0, terms);
+        share_row[m] = lp.add_row(-LinearProgram::infinity, 1.0, terms);
         if (!(scale[m] > 0)) continue;
         any_served = true;
         // z − θ_m/(w·T^prop)·g <= 0
@@ -123,7 +124,7 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
             for (std::size_t t = 0; t < types; ++t)
                 terms.emplace_back(pair_col[p * types + t], -pair_coef[(p * types + t) * 2 + k]);
         }
-        lp.add_row(-LinearProgram::infinity, 0.0, terms);
+        objective_row[m] = lp.add_row(-LinearProgram::infinity, 0.0, terms);
     }
     for (std::size_t t = 0; t < types; ++t) {
         // Σ_u g_u·x_{u,t} <= W_t (a pair holds its gang's GPUs once)
@@ -131,11 +132,58 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
         for (std::size_t m = 0; m < jobs; ++m) terms.emplace_back(single_col[m * types + t], s.jobs[m].gang);
         for (std::uint32_t p = 0; p < pairs; ++p)
             if (keep_[p]) terms.emplace_back(pair_col[p * types + t], s.jobs[in.pairs[p].first].gang);
-        lp.add_row(-LinearProgram::infinity, s.capacities[t], terms);
+        capacity_row[t] = lp.add_row(-LinearProgram::infinity, s.capacities[t], terms);
     }
     if (!any_served) return result_;
 
+    if (warm_start_ && basis_.valid && basis_.types == types) {
+        // The last basis, carried over by identity. A fresh problem has every row's auxiliary basic and every
+        // column nonbasic: only what differs from that is set, and `basic` counts the basic variables.
+        int basic = lp.rows();
+        const auto set_row = [&](int row, bool is_basic) {
+            if (is_basic) return;
+            lp.set_row_basic(row, false);
+            --basic;
+        };
+        const auto set_column = [&](int column, bool is_basic) {
+            if (!is_basic) return;
+            lp.set_column_basic(column, true);
+            ++basic;
+        };
+        set_column(z, basis_.level_basic);
+        for (std::size_t t = 0; t < types; ++t) set_row(capacity_row[t], basis_.capacity_basic[t]);
+        std::size_t k = 0;
+        for (std::size_t m = 0; m < jobs; ++m) {
+            const std::uint32_t key = s.jobs[m].key;
+            while (k < basis_.job_key.size() && basis_.job_key[k] < key) ++k;
+            if (k == basis_.job_key.size() || basis_.job_key[k] != key) continue;
+            set_row(share_row[m], basis_.job_rows[k] & 1);
+            if (objective_row[m] >= 0) set_row(objective_row[m], basis_.job_rows[k] & 2);
+            for (std::size_t t = 0; t < types; ++t) set_column(single_col[m * types + t], (basis_.job_columns[k] >> t) & 1);
+        }
+        k = 0;
+        for (std::size_t p = 0; p < pairs; ++p) {
+            if (!keep_[p]) continue;
+            const std::pair<std::uint32_t, std::uint32_t> key{s.jobs[in.pairs[p].first].key, s.jobs[in.pairs[p].second].key};
+            while (k < basis_.pair_key.size() && basis_.pair_key[k] < key) ++k;
+            if (k == basis_.pair_key.size() || basis_.pair_key[k] != key) continue;
+            for (std::size_t t = 0; t < types; ++t) set_column(pair_col[p * types + t], (basis_.pair_columns[k] >> t) & 1);
+        }
+        // Even out the count: surplus basic columns leave (pairs first, from the last), missing ones are made
+        // up by share rows' auxiliaries (from the last job). A singular result falls back cold in solve().
+        for (std::size_t i = pair_col.size(); i-- > 0 && basic > lp.rows();)
+            if (pair_col[i] >= 0 && lp.column_basic(pair_col[i])) lp.set_column_basic(pair_col[i], false), --basic;
+        for (std::size_t i = single_col.size(); i-- > 0 && basic > lp.rows();)
+            if (lp.column_basic(single_col[i])) lp.set_column_basic(single_col[i], false), --basic;
+        for (std::size_t m = jobs; m-- > 0 && basic < lp.rows();)
+            if (!lp.row_basic(share_row[m])) lp.set_row_basic(share_row[m], true), ++basic;
+        for (std::size_t m = jobs; m-- > 0 && basic < lp.rows();)
+            if (objective_row[m] >= 0 && !lp.row_basic(objective_row[m])) lp.set_row_basic(objective_row[m], true), ++basic;
+        lp.use_given_basis();
+    }
+
     LpStatus status = lp.solve();
+    if (lp.last_cold()) ++cold_starts_;
     if (status != LpStatus::Optimal)
         throw InternalError(fmt::format("packed allocation: phase 1 ended {}", to_string(status)));
     result_.objective = lp.objective_value();
@@ -151,6 +199,35 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
         result_.x_single[i] = std::max(0.0, lp.column_value(single_col[i]));
     for (std::size_t i = 0; i < pair_col.size(); ++i)
         if (pair_col[i] >= 0) result_.x_pair[i] = std::max(0.0, lp.column_value(pair_col[i]));
+
+    // The final basis, for the next call.
+    basis_.valid = types <= 64;
+    basis_.types = types;
+    basis_.level_basic = lp.column_basic(z);
+    basis_.capacity_basic.resize(types);
+    for (std::size_t t = 0; t < types; ++t) basis_.capacity_basic[t] = lp.row_basic(capacity_row[t]);
+    basis_.job_key.resize(jobs);
+    basis_.job_rows.resize(jobs);
+    basis_.job_columns.resize(jobs);
+    for (std::size_t m = 0; m < jobs && basis_.valid; ++m) {
+        basis_.job_key[m] = s.jobs[m].key;
+        basis_.job_rows[m] = static_cast<std::uint8_t>((lp.row_basic(share_row[m]) ? 1 : 0) |
+                                                       (objective_row[m] >= 0 && lp.row_basic(objective_row[m]) ? 2 : 0));
+        std::uint64_t bits = 0;
+        for (std::size_t t = 0; t < types; ++t)
+            if (lp.column_basic(single_col[m * types + t])) bits |= std::uint64_t{1} << t;
+        basis_.job_columns[m] = bits;
+    }
+    basis_.pair_key.clear();
+    basis_.pair_columns.clear();
+    for (std::size_t p = 0; p < pairs && basis_.valid; ++p) {
+        if (!keep_[p]) continue;
+        basis_.pair_key.emplace_back(s.jobs[in.pairs[p].first].key, s.jobs[in.pairs[p].second].key);
+        std::uint64_t bits = 0;
+        for (std::size_t t = 0; t < types; ++t)
+            if (lp.column_basic(pair_col[p * types + t])) bits |= std::uint64_t{1} << t;
+        basis_.pair_columns.push_back(bits);
+    }
     return result_;
 }
 

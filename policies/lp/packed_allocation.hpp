@@ -66,18 +66,40 @@ public:
     virtual const PackedAllocation& allocate(const PackedAllocationInput& input, std::span<const Time> submit) = 0;
 };
 
-/// The max-min LP above, solved cold at every call (GLPK simplex, two phases).
+/// The max-min LP above (GLPK simplex, two phases). The LP is rebuilt at every call (the candidate pairs change
+/// with every arrival and departure), but it starts from the last call's final basis, carried over by identity:
+/// the rows of a job and the columns of a single job or a pair on a type keep their status when they are still
+/// there; new rows start basic and new columns nonbasic, and the count of basic variables is then evened out.
+/// A basis that GLPK finds invalid or singular falls back to a cold start.
 class PackedMaxMinAllocation final : public PackedAllocationSource {
 public:
     /// `max_partners`: 0 = every candidate pair; k > 0 = a pair is a column only if it is among the k best
     /// partners (highest normalised sum on its best type, ties by input order) of one of its members.
-    explicit PackedMaxMinAllocation(std::size_t max_partners) : max_partners_(max_partners) {}
+    /// `warm_start` = false solves every call from GLPK's standard basis (tests compare the two).
+    explicit PackedMaxMinAllocation(std::size_t max_partners, bool warm_start = true)
+        : max_partners_(max_partners), warm_start_(warm_start) {}
     const PackedAllocation& allocate(const PackedAllocationInput& input, std::span<const Time> submit) override;
+    /// Calls whose first LP started cold (the first one, a lost basis, or warm_start = false).
+    std::size_t cold_starts() const { return cold_starts_; }
 
 private:
+    /// The last call's final basis, by identity (job keys ascending, pairs by their keys ascending).
+    struct Basis {
+        std::size_t types = 0;
+        bool valid = false, level_basic = false;
+        std::vector<std::uint32_t> job_key;
+        std::vector<std::uint8_t> job_rows;  ///< bit 0: share row basic; bit 1: objective row basic
+        std::vector<std::uint64_t> job_columns;  ///< bit t: the single column on type t basic
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> pair_key;
+        std::vector<std::uint64_t> pair_columns;
+        std::vector<char> capacity_basic;
+    };
     std::size_t max_partners_;
+    bool warm_start_;
+    std::size_t cold_starts_ = 0;
     PackedAllocation result_;
     std::vector<char> keep_;
+    Basis basis_;
 };
 
 /// Gavel's fifo_packed (FIFOPolicyWithPacking, POLICIES.md §16.1 `fifo-het` + space_sharing): Gavel's
