@@ -267,3 +267,55 @@ TEST_CASE("packed max-min LP at Gavel's load (150 single-GPU jobs x 3 types): z*
     PackedMaxMinAllocation unpacked(0);
     CHECK(unpacked.allocate(alone, {}).objective <= previous + 1e-7);
 }
+
+TEST_CASE("packed max-min LP: a start from the last call's basis reaches the cold optimum (arrivals, departures)",
+          "[unit][gavel]") {
+    // 15 calls; between calls two jobs leave and two arrive (new keys), so rows, single columns and pair
+    // columns come and go (a pair and its rates are fixed by the two jobs, as a profile's pair table does).
+    // Warm and cold must agree on z* (unique even where X is not); most warm calls must really start warm.
+    Rng rng(11, "packed-warm-test");
+    const std::size_t types = 3;
+    struct Job {
+        std::uint32_t key;
+        std::vector<double> thr;
+    };
+    std::vector<Job> present;
+    std::uint32_t next_key = 0;
+    const auto arrive = [&] {
+        Job j{next_key++, {}};
+        for (std::size_t t = 0; t < types; ++t) j.thr.push_back(rng.below(6) == 0 ? 0.0 : 0.5 + 3 * rng.uniform());
+        present.push_back(j);
+    };
+    for (int i = 0; i < 30; ++i) arrive();
+    PackedMaxMinAllocation warm(4), cold(4, false);
+    const int calls = 15;
+    for (int call = 0; call < calls; ++call) {
+        INFO("call " << call);
+        if (call > 0) {
+            for (int d = 0; d < 2; ++d) present.erase(present.begin() + static_cast<std::ptrdiff_t>(rng.below(present.size())));
+            for (int a = 0; a < 2; ++a) arrive();
+        }
+        PackedAllocationInput in;
+        in.singles.capacities = {4, 3, 2};
+        for (const Job& j : present) {
+            in.singles.jobs.push_back({j.key, 1, 1.0, 100, 0});
+            in.singles.throughputs.insert(in.singles.throughputs.end(), j.thr.begin(), j.thr.end());
+        }
+        for (std::uint32_t a = 0; a < present.size(); ++a)
+            for (std::uint32_t b = a + 1; b < present.size(); ++b) {
+                Rng pair_rng(present[a].key * 1000 + present[b].key, "pair");
+                if (pair_rng.below(3) != 0) continue;
+                in.pairs.emplace_back(a, b);
+                for (std::size_t t = 0; t < types; ++t) {
+                    in.pair_rates.push_back(present[a].thr[t] * (0.4 + 0.5 * pair_rng.uniform()));
+                    in.pair_rates.push_back(present[b].thr[t] * (0.4 + 0.5 * pair_rng.uniform()));
+                }
+            }
+        const double z_cold = cold.allocate(in, {}).objective;
+        const double z_warm = warm.allocate(in, {}).objective;
+        CHECK(z_cold > 0);
+        CHECK(z_warm == Approx(z_cold).epsilon(1e-9));
+    }
+    CHECK(cold.cold_starts() == static_cast<std::size_t>(calls));
+    CHECK(warm.cold_starts() <= 3);  // the first call, and at most two lost bases
+}

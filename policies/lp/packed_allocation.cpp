@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 
 namespace dlsim {
@@ -33,6 +34,86 @@ double PackedAllocationInput::normalised_sum(std::size_t p, std::size_t t) const
     return packed_a / alone_a + packed_b / alone_b;
 }
 
+struct PackedMaxMinAllocation::Problem {
+    static constexpr double inf = LinearProgram::infinity;
+    /// A job's rows and its single columns [first_column, + types), with the coefficients written.
+    struct Job {
+        int share_row = 0, objective_row = 0, first_column = 0, gang = 0;
+        std::vector<double> coef;  ///< c_{m,t}
+        bool live = true;
+    };
+    /// A pair's columns [first_column, + types) with its members' coefficients [t·2 + k] and the members.
+    struct Pair {
+        int first_column = 0;
+        std::vector<double> coef;
+        bool live = true;
+    };
+
+    LinearProgram lp{LpSense::Maximize};
+    std::size_t types = 0;
+    int z = 0;
+    std::vector<int> capacity_row;
+    std::map<std::uint32_t, Job> jobs;                                   // by key
+    std::map<std::pair<std::uint32_t, std::uint32_t>, Pair> pairs;       // by the members' keys
+    std::size_t live_columns = 0, dormant_columns = 0;
+    std::vector<LpTerm> terms;
+
+    explicit Problem(std::size_t type_count) : types(type_count) {
+        z = lp.add_column(-inf, inf, 1.0);
+        for (std::size_t t = 0; t < types; ++t) capacity_row.push_back(lp.add_row(-inf, 0.0, {}));
+    }
+
+    // A job column's or pair column's bounds: [0, ∞) where it can run, fixed at 0 where not or while dormant.
+    void set_bounds(int column, bool runs) { lp.set_column_bounds(column, 0.0, runs ? inf : 0.0); }
+
+    void write_job_columns(Job& job) {
+        for (std::size_t t = 0; t < types; ++t) {
+            const int column = job.first_column + static_cast<int>(t);
+            const LpTerm entries[] = {{capacity_row[t], static_cast<double>(job.gang)},
+                                      {job.share_row, 1.0},
+                                      {job.objective_row, -job.coef[t]}};
+            lp.set_column_terms(column, entries);
+            set_bounds(column, job.live && job.coef[t] > 0);
+        }
+    }
+    void write_pair_columns(Pair& pair, const Job& a, const Job& b) {
+        for (std::size_t t = 0; t < types; ++t) {
+            const int column = pair.first_column + static_cast<int>(t);
+            const double ca = pair.coef[2 * t], cb = pair.coef[2 * t + 1];
+            const LpTerm entries[] = {{capacity_row[t], static_cast<double>(a.gang)},
+                                      {a.share_row, 1.0},
+                                      {a.objective_row, -ca},
+                                      {b.share_row, 1.0},
+                                      {b.objective_row, -cb}};
+            lp.set_column_terms(column, entries);
+            set_bounds(column, pair.live && ca > 0 && cb > 0);
+        }
+    }
+    int add_columns() {
+        const int first = lp.columns();
+        for (std::size_t t = 0; t < types; ++t) lp.add_column(0.0, 0.0, 0.0);
+        return first;
+    }
+
+    // Dormant: fixed at 0 and out of the objective; the basis statuses stay (GLPK moves them in the next solve).
+    void make_dormant(int first_column) {
+        for (std::size_t t = 0; t < types; ++t) {
+            lp.set_column_bounds(first_column + static_cast<int>(t), 0.0, 0.0);
+            lp.set_objective(first_column + static_cast<int>(t), 0.0);
+        }
+        live_columns -= types;
+        dormant_columns += types;
+    }
+    void make_live() {
+        live_columns += types;
+        dormant_columns -= types;
+    }
+};
+
+PackedMaxMinAllocation::PackedMaxMinAllocation(std::size_t max_partners, bool warm_start)
+    : max_partners_(max_partners), warm_start_(warm_start) {}
+PackedMaxMinAllocation::~PackedMaxMinAllocation() = default;
+
 const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationInput& in, std::span<const Time>) {
     check_sizes(in);
     const AllocationInput& s = in.singles;
@@ -43,24 +124,26 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
     result_.objective = 0;
     result_.pairs_used = 0;
     if (jobs == 0) return result_;
+    for (std::size_t m = 1; m < jobs; ++m)
+        if (!(s.jobs[m - 1].key < s.jobs[m].key)) throw InternalError("packed allocation: job keys not ascending");
 
     // c_{m,t} (§8.1); the scale 1/(w·T^prop) also multiplies m's pair rates.
     double total_capacity = 0;
     for (double w : s.capacities) total_capacity += w;
-    std::vector<double> scale(jobs, 0.0);
+    scale_.assign(jobs, 0.0);
     for (std::size_t m = 0; m < jobs; ++m) {
         double proportional = 0;
         for (std::size_t t = 0; t < types; ++t) proportional += s.throughput(m, t) * s.capacities[t];
         if (total_capacity > 0 && proportional > 0)
-            scale[m] = s.jobs[m].gang / (s.jobs[m].weight * proportional / total_capacity);
+            scale_[m] = s.jobs[m].gang / (s.jobs[m].weight * proportional / total_capacity);
     }
 
     // Candidate pairs: a normalised sum above 1 on some type; then the k best partners of either member.
-    std::vector<double> best(pairs, 0.0);
+    best_.assign(pairs, 0.0);
     keep_.assign(pairs, 0);
     for (std::size_t p = 0; p < pairs; ++p) {
-        for (std::size_t t = 0; t < types; ++t) best[p] = std::max(best[p], in.normalised_sum(p, t));
-        keep_[p] = best[p] > 1.0 && scale[in.pairs[p].first] > 0 && scale[in.pairs[p].second] > 0;
+        for (std::size_t t = 0; t < types; ++t) best_[p] = std::max(best_[p], in.normalised_sum(p, t));
+        keep_[p] = best_[p] > 1.0 && scale_[in.pairs[p].first] > 0 && scale_[in.pairs[p].second] > 0;
     }
     if (max_partners_ > 0) {
         std::vector<std::vector<std::uint32_t>> of_job(jobs);
@@ -73,161 +156,137 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
         for (auto& list : of_job) {
             const std::size_t k = std::min(max_partners_, list.size());
             std::partial_sort(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(k), list.end(),
-                              [&](std::uint32_t a, std::uint32_t b) { return best[a] != best[b] ? best[a] > best[b] : a < b; });
+                              [&](std::uint32_t a, std::uint32_t b) { return best_[a] != best_[b] ? best_[a] > best_[b] : a < b; });
             for (std::size_t i = 0; i < k; ++i) keep_[list[i]] = 1;
         }
     }
-
-    LinearProgram lp(LpSense::Maximize);
-    const int z = lp.add_column(-LinearProgram::infinity, LinearProgram::infinity, 1.0);
-    std::vector<int> single_col(jobs * types), pair_col(pairs * types, -1);
-    std::vector<double> single_coef(jobs * types), pair_coef(pairs * types * 2, 0.0);
-    for (std::size_t m = 0; m < jobs; ++m)
-        for (std::size_t t = 0; t < types; ++t) {
-            const double c = scale[m] * s.throughput(m, t);
-            single_coef[m * types + t] = c;
-            single_col[m * types + t] = lp.add_column(0.0, c > 0 ? LinearProgram::infinity : 0.0, 0.0);
-        }
-    std::vector<std::vector<std::uint32_t>> pairs_of(jobs);
-    for (std::uint32_t p = 0; p < pairs; ++p) {
-        if (!keep_[p]) continue;
-        ++result_.pairs_used;
-        const auto [a, b] = in.pairs[p];
-        pairs_of[a].push_back(p);
-        pairs_of[b].push_back(p);
-        for (std::size_t t = 0; t < types; ++t) {
-            const bool runs = in.normalised_sum(p, t) > 0;
-            pair_coef[(p * types + t) * 2] = runs ? scale[a] * in.pair_rate(p, t, 0) : 0.0;
-            pair_coef[(p * types + t) * 2 + 1] = runs ? scale[b] * in.pair_rate(p, t, 1) : 0.0;
-            pair_col[p * types + t] = lp.add_column(0.0, runs ? LinearProgram::infinity : 0.0, 0.0);
-        }
-    }
-
-    std::vector<LpTerm> terms;
-    std::vector<int> share_row(jobs), objective_row(jobs, -1), capacity_row(types);
     bool any_served = false;
-    for (std::size_t m = 0; m < jobs; ++m) {
-        // Σ over the units containing m <= 1
-        terms.clear();
-        for (std::size_t t = 0; t < types; ++t) terms.emplace_back(single_col[m * types + t], 1.0);
-        for (const std::uint32_t p : pairs_of[m])
-            for (std::size_t t = 0; t < types; ++t) terms.emplace_back(pair_col[p * types + t], 1.0);
-        share_row[m] = lp.add_row(-LinearProgram::infinity, 1.0, terms);
-        if (!(scale[m] > 0)) continue;
-        any_served = true;
-        // z − θ_m/(w·T^prop)·g <= 0
-        terms.clear();
-        terms.emplace_back(z, 1.0);
-        for (std::size_t t = 0; t < types; ++t) terms.emplace_back(single_col[m * types + t], -single_coef[m * types + t]);
-        for (const std::uint32_t p : pairs_of[m]) {
-            const int k = in.pairs[p].first == m ? 0 : 1;
-            for (std::size_t t = 0; t < types; ++t)
-                terms.emplace_back(pair_col[p * types + t], -pair_coef[(p * types + t) * 2 + k]);
-        }
-        objective_row[m] = lp.add_row(-LinearProgram::infinity, 0.0, terms);
-    }
-    for (std::size_t t = 0; t < types; ++t) {
-        // Σ_u g_u·x_{u,t} <= W_t (a pair holds its gang's GPUs once)
-        terms.clear();
-        for (std::size_t m = 0; m < jobs; ++m) terms.emplace_back(single_col[m * types + t], s.jobs[m].gang);
-        for (std::uint32_t p = 0; p < pairs; ++p)
-            if (keep_[p]) terms.emplace_back(pair_col[p * types + t], s.jobs[in.pairs[p].first].gang);
-        capacity_row[t] = lp.add_row(-LinearProgram::infinity, s.capacities[t], terms);
-    }
+    for (double sc : scale_) any_served = any_served || sc > 0;
     if (!any_served) return result_;
 
-    if (warm_start_ && basis_.valid && basis_.types == types) {
-        // The last basis, carried over by identity. A fresh problem has every row's auxiliary basic and every
-        // column nonbasic: only what differs from that is set, and `basic` counts the basic variables.
-        int basic = lp.rows();
-        const auto set_row = [&](int row, bool is_basic) {
-            if (is_basic) return;
-            lp.set_row_basic(row, false);
-            --basic;
-        };
-        const auto set_column = [&](int column, bool is_basic) {
-            if (!is_basic) return;
-            lp.set_column_basic(column, true);
-            ++basic;
-        };
-        set_column(z, basis_.level_basic);
-        for (std::size_t t = 0; t < types; ++t) set_row(capacity_row[t], basis_.capacity_basic[t]);
-        std::size_t k = 0;
-        for (std::size_t m = 0; m < jobs; ++m) {
-            const std::uint32_t key = s.jobs[m].key;
-            while (k < basis_.job_key.size() && basis_.job_key[k] < key) ++k;
-            if (k == basis_.job_key.size() || basis_.job_key[k] != key) continue;
-            set_row(share_row[m], basis_.job_rows[k] & 1);
-            if (objective_row[m] >= 0) set_row(objective_row[m], basis_.job_rows[k] & 2);
-            for (std::size_t t = 0; t < types; ++t) set_column(single_col[m * types + t], (basis_.job_columns[k] >> t) & 1);
+    if (!warm_start_ || !problem_ || problem_->types != types ||
+        problem_->dormant_columns > std::max<std::size_t>(problem_->live_columns, 256))
+        problem_ = std::make_unique<Problem>(types);
+    Problem& P = *problem_;
+    LinearProgram& lp = P.lp;
+    for (std::size_t t = 0; t < types; ++t) lp.set_row_bounds(P.capacity_row[t], -Problem::inf, s.capacities[t]);
+
+    // Jobs: the input against the problem's (both by ascending key). Gone ones go dormant, new ones are
+    // appended, returning or changed ones are rewritten.
+    std::vector<Problem::Job*> job_of(jobs, nullptr);
+    {
+        auto it = P.jobs.begin();
+        std::vector<double> coef(types);
+        for (std::size_t m = 0; m <= jobs; ++m) {
+            const std::uint32_t key = m < jobs ? s.jobs[m].key : 0;
+            for (; it != P.jobs.end() && (m == jobs || it->first < key); ++it)
+                if (it->second.live) {
+                    it->second.live = false;
+                    P.make_dormant(it->second.first_column);
+                    lp.set_row_bounds(it->second.objective_row, -Problem::inf, Problem::inf);
+                }
+            if (m == jobs) break;
+            for (std::size_t t = 0; t < types; ++t) coef[t] = scale_[m] * s.throughput(m, t);
+            const int gang = s.jobs[m].gang;
+            if (it == P.jobs.end() || it->first != key) {
+                Problem::Job job;
+                job.share_row = lp.add_row(-Problem::inf, 1.0, {});
+                const LpTerm level[] = {{P.z, 1.0}};
+                job.objective_row = lp.add_row(-Problem::inf, Problem::inf, level);
+                job.first_column = P.add_columns();
+                job.gang = gang;
+                job.coef = coef;
+                P.live_columns += types;
+                it = P.jobs.emplace_hint(it, key, std::move(job));
+                P.write_job_columns(it->second);
+            } else if (!it->second.live || it->second.gang != gang || it->second.coef != coef) {
+                if (!it->second.live) P.make_live();
+                it->second.live = true;
+                it->second.gang = gang;
+                it->second.coef = coef;
+                P.write_job_columns(it->second);
+            }
+            lp.set_row_bounds(it->second.objective_row, -Problem::inf, scale_[m] > 0 ? 0.0 : Problem::inf);
+            job_of[m] = &it->second;
+            ++it;
         }
-        k = 0;
-        for (std::size_t p = 0; p < pairs; ++p) {
-            if (!keep_[p]) continue;
-            const std::pair<std::uint32_t, std::uint32_t> key{s.jobs[in.pairs[p].first].key, s.jobs[in.pairs[p].second].key};
-            while (k < basis_.pair_key.size() && basis_.pair_key[k] < key) ++k;
-            if (k == basis_.pair_key.size() || basis_.pair_key[k] != key) continue;
-            for (std::size_t t = 0; t < types; ++t) set_column(pair_col[p * types + t], (basis_.pair_columns[k] >> t) & 1);
-        }
-        // Even out the count: surplus basic columns leave (pairs first, from the last), missing ones are made
-        // up by share rows' auxiliaries (from the last job). A singular result falls back cold in solve().
-        for (std::size_t i = pair_col.size(); i-- > 0 && basic > lp.rows();)
-            if (pair_col[i] >= 0 && lp.column_basic(pair_col[i])) lp.set_column_basic(pair_col[i], false), --basic;
-        for (std::size_t i = single_col.size(); i-- > 0 && basic > lp.rows();)
-            if (lp.column_basic(single_col[i])) lp.set_column_basic(single_col[i], false), --basic;
-        for (std::size_t m = jobs; m-- > 0 && basic < lp.rows();)
-            if (!lp.row_basic(share_row[m])) lp.set_row_basic(share_row[m], true), ++basic;
-        for (std::size_t m = jobs; m-- > 0 && basic < lp.rows();)
-            if (objective_row[m] >= 0 && !lp.row_basic(objective_row[m])) lp.set_row_basic(objective_row[m], true), ++basic;
-        lp.use_given_basis();
     }
 
+    // Pairs: the candidates against the problem's (both by ascending member keys).
+    std::vector<int> pair_column(pairs, -1);
+    {
+        auto it = P.pairs.begin();
+        std::vector<double> coef(2 * types);
+        for (std::size_t p = 0; p <= pairs; ++p) {
+            if (p < pairs && !keep_[p]) continue;
+            const auto [a, b] = p < pairs ? in.pairs[p] : std::pair<std::uint32_t, std::uint32_t>{0, 0};
+            const std::pair<std::uint32_t, std::uint32_t> key{s.jobs[a].key, s.jobs[b].key};
+            for (; it != P.pairs.end() && (p == pairs || it->first < key); ++it)
+                if (it->second.live) {
+                    it->second.live = false;
+                    P.make_dormant(it->second.first_column);
+                }
+            if (p == pairs) break;
+            ++result_.pairs_used;
+            for (std::size_t t = 0; t < types; ++t) {
+                const bool runs = in.normalised_sum(p, t) > 0;
+                coef[2 * t] = runs ? scale_[a] * in.pair_rate(p, t, 0) : 0.0;
+                coef[2 * t + 1] = runs ? scale_[b] * in.pair_rate(p, t, 1) : 0.0;
+            }
+            if (it == P.pairs.end() || it->first != key) {
+                Problem::Pair pair;
+                pair.first_column = P.add_columns();
+                pair.coef = coef;
+                P.live_columns += types;
+                it = P.pairs.emplace_hint(it, key, std::move(pair));
+                P.write_pair_columns(it->second, *job_of[a], *job_of[b]);
+            } else if (!it->second.live || it->second.coef != coef) {
+                if (!it->second.live) P.make_live();
+                it->second.live = true;
+                it->second.coef = coef;
+                P.write_pair_columns(it->second, *job_of[a], *job_of[b]);
+            }
+            pair_column[p] = it->second.first_column;
+            ++it;
+        }
+    }
+
+    // Phase 1: max z over the live columns.
+    lp.set_column_bounds(P.z, -Problem::inf, Problem::inf);
+    lp.set_objective(P.z, 1.0);
+    for (std::size_t m = 0; m < jobs; ++m)
+        for (std::size_t t = 0; t < types; ++t) lp.set_objective(job_of[m]->first_column + static_cast<int>(t), 0.0);
+    for (std::size_t p = 0; p < pairs; ++p)
+        if (pair_column[p] >= 0)
+            for (std::size_t t = 0; t < types; ++t) lp.set_objective(pair_column[p] + static_cast<int>(t), 0.0);
     LpStatus status = lp.solve();
     if (lp.last_cold()) ++cold_starts_;
     if (status != LpStatus::Optimal)
         throw InternalError(fmt::format("packed allocation: phase 1 ended {}", to_string(status)));
     result_.objective = lp.objective_value();
-    lp.set_column_bounds(z, result_.objective * (1.0 - kPhase2Slack), LinearProgram::infinity);
-    lp.set_objective(z, 0.0);
-    for (std::size_t i = 0; i < single_col.size(); ++i) lp.set_objective(single_col[i], single_coef[i]);
-    for (std::size_t i = 0; i < pair_col.size(); ++i)
-        if (pair_col[i] >= 0) lp.set_objective(pair_col[i], pair_coef[i * 2] + pair_coef[i * 2 + 1]);
+
+    // Phase 2 (§8.1): z held at z*, maximise the sum of normalised throughputs.
+    lp.set_column_bounds(P.z, result_.objective * (1.0 - kPhase2Slack), Problem::inf);
+    lp.set_objective(P.z, 0.0);
+    for (std::size_t m = 0; m < jobs; ++m)
+        for (std::size_t t = 0; t < types; ++t)
+            lp.set_objective(job_of[m]->first_column + static_cast<int>(t), job_of[m]->coef[t]);
+    for (std::size_t p = 0; p < pairs; ++p)
+        if (pair_column[p] >= 0) {
+            const Problem::Pair& pair = P.pairs.find({s.jobs[in.pairs[p].first].key, s.jobs[in.pairs[p].second].key})->second;
+            for (std::size_t t = 0; t < types; ++t)
+                lp.set_objective(pair_column[p] + static_cast<int>(t), pair.coef[2 * t] + pair.coef[2 * t + 1]);
+        }
     status = lp.solve();
     if (status != LpStatus::Optimal)
         throw InternalError(fmt::format("packed allocation: phase 2 ended {}", to_string(status)));
-    for (std::size_t i = 0; i < single_col.size(); ++i)
-        result_.x_single[i] = std::max(0.0, lp.column_value(single_col[i]));
-    for (std::size_t i = 0; i < pair_col.size(); ++i)
-        if (pair_col[i] >= 0) result_.x_pair[i] = std::max(0.0, lp.column_value(pair_col[i]));
-
-    // The final basis, for the next call.
-    basis_.valid = types <= 64;
-    basis_.types = types;
-    basis_.level_basic = lp.column_basic(z);
-    basis_.capacity_basic.resize(types);
-    for (std::size_t t = 0; t < types; ++t) basis_.capacity_basic[t] = lp.row_basic(capacity_row[t]);
-    basis_.job_key.resize(jobs);
-    basis_.job_rows.resize(jobs);
-    basis_.job_columns.resize(jobs);
-    for (std::size_t m = 0; m < jobs && basis_.valid; ++m) {
-        basis_.job_key[m] = s.jobs[m].key;
-        basis_.job_rows[m] = static_cast<std::uint8_t>((lp.row_basic(share_row[m]) ? 1 : 0) |
-                                                       (objective_row[m] >= 0 && lp.row_basic(objective_row[m]) ? 2 : 0));
-        std::uint64_t bits = 0;
+    for (std::size_t m = 0; m < jobs; ++m)
         for (std::size_t t = 0; t < types; ++t)
-            if (lp.column_basic(single_col[m * types + t])) bits |= std::uint64_t{1} << t;
-        basis_.job_columns[m] = bits;
-    }
-    basis_.pair_key.clear();
-    basis_.pair_columns.clear();
-    for (std::size_t p = 0; p < pairs && basis_.valid; ++p) {
-        if (!keep_[p]) continue;
-        basis_.pair_key.emplace_back(s.jobs[in.pairs[p].first].key, s.jobs[in.pairs[p].second].key);
-        std::uint64_t bits = 0;
-        for (std::size_t t = 0; t < types; ++t)
-            if (lp.column_basic(pair_col[p * types + t])) bits |= std::uint64_t{1} << t;
-        basis_.pair_columns.push_back(bits);
-    }
+            result_.x_single[m * types + t] = std::max(0.0, lp.column_value(job_of[m]->first_column + static_cast<int>(t)));
+    for (std::size_t p = 0; p < pairs; ++p)
+        if (pair_column[p] >= 0)
+            for (std::size_t t = 0; t < types; ++t)
+                result_.x_pair[p * types + t] = std::max(0.0, lp.column_value(pair_column[p] + static_cast<int>(t)));
     return result_;
 }
 

@@ -66,40 +66,31 @@ public:
     virtual const PackedAllocation& allocate(const PackedAllocationInput& input, std::span<const Time> submit) = 0;
 };
 
-/// The max-min LP above (GLPK simplex, two phases). The LP is rebuilt at every call (the candidate pairs change
-/// with every arrival and departure), but it starts from the last call's final basis, carried over by identity:
-/// the rows of a job and the columns of a single job or a pair on a type keep their status when they are still
-/// there; new rows start basic and new columns nonbasic, and the count of basic variables is then evened out.
-/// A basis that GLPK finds invalid or singular falls back to a cold start.
+/// The max-min LP above (GLPK simplex, two phases), on one GLPK problem that lives across calls and is
+/// re-solved from the last call's final basis. Jobs and candidate pairs are appended as they appear; a job
+/// that leaves or a pair that stops being a candidate goes dormant (its columns fixed at 0, the job's
+/// objective row free) instead of being deleted, so the basis matrix does not change shape and stays a
+/// basis. The problem is rebuilt (and solved cold) when the dormant columns outnumber the live ones (and
+/// 256), when the number of types changes, and at every call with warm_start = false.
 class PackedMaxMinAllocation final : public PackedAllocationSource {
 public:
     /// `max_partners`: 0 = every candidate pair; k > 0 = a pair is a column only if it is among the k best
     /// partners (highest normalised sum on its best type, ties by input order) of one of its members.
-    /// `warm_start` = false solves every call from GLPK's standard basis (tests compare the two).
-    explicit PackedMaxMinAllocation(std::size_t max_partners, bool warm_start = true)
-        : max_partners_(max_partners), warm_start_(warm_start) {}
+    explicit PackedMaxMinAllocation(std::size_t max_partners, bool warm_start = true);
+    ~PackedMaxMinAllocation() override;
     const PackedAllocation& allocate(const PackedAllocationInput& input, std::span<const Time> submit) override;
-    /// Calls whose first LP started cold (the first one, a lost basis, or warm_start = false).
+    /// Calls whose first LP started cold (a rebuild, a lost basis, or warm_start = false).
     std::size_t cold_starts() const { return cold_starts_; }
 
 private:
-    /// The last call's final basis, by identity (job keys ascending, pairs by their keys ascending).
-    struct Basis {
-        std::size_t types = 0;
-        bool valid = false, level_basic = false;
-        std::vector<std::uint32_t> job_key;
-        std::vector<std::uint8_t> job_rows;  ///< bit 0: share row basic; bit 1: objective row basic
-        std::vector<std::uint64_t> job_columns;  ///< bit t: the single column on type t basic
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> pair_key;
-        std::vector<std::uint64_t> pair_columns;
-        std::vector<char> capacity_basic;
-    };
+    struct Problem;  // the persistent LP and where each job's and pair's rows and columns are
     std::size_t max_partners_;
     bool warm_start_;
     std::size_t cold_starts_ = 0;
     PackedAllocation result_;
     std::vector<char> keep_;
-    Basis basis_;
+    std::vector<double> scale_, best_;
+    std::unique_ptr<Problem> problem_;
 };
 
 /// Gavel's fifo_packed (FIFOPolicyWithPacking, POLICIES.md §16.1 `fifo-het` + space_sharing): Gavel's
