@@ -83,10 +83,6 @@ public:
     void set_primal_tolerance(double tolerance);
     /// The next solve starts cold (GLPK's standard basis).
     void reset_basis();
-    /// The next solve starts from the statuses set so far (set_row_basic, set_column_basic; a new row's
-    /// auxiliary is basic and a new column nonbasic), even on a problem never solved: a caller that rebuilds
-    /// a similar problem can hand over the last one's basis. An invalid or singular basis falls back cold.
-    void use_given_basis() { has_basis_ = true; }
     /// Basis statuses, for callers that know their problem's structure: is a row's auxiliary (a column) basic,
     /// and make it basic or nonbasic (at its lower bound, else upper, else free). The caller keeps the number of
     /// basic variables equal to rows() and the basis nonsingular; if not, the next solve falls back cold.
