@@ -371,11 +371,16 @@ int cmd_trace_generate(int argc, char** argv) {
                         "> 1 only those measured at it; Gavel's durations; work = duration x the measured V100 "
                         "rate at the job's size, written with gpu_type V100")
         ("multi-gpu", "with --gavel-paper: sizes 1/2/4/8 w.p. 70/10/15/5% (Gavel's -m); else 1 GPU")
+        ("gavel-streams", "with --gavel-paper: Gavel's own Python random streams (random.Random(seed+2) for jobs, "
+                          "seed+3 for arrivals), so the jobs are exactly those of Gavel's run with --seed; at "
+                          "--rate 1, run --load-scale R for Gavel's stream at R jobs/h")
         ("out", po::value<std::string>(&out), "output CSV (default: stdout)");
     po::variables_map vm;
     if (!parse(argc, argv, desc, vm)) return 0;
     if (vm.count("multi-gpu") && !vm.count("gavel-paper"))
         throw InputError("--multi-gpu: only with --gavel-paper (the default mix draws sizes with --sizes)");
+    if (vm.count("gavel-streams") && !vm.count("gavel-paper"))
+        throw InputError("--gavel-streams: only with --gavel-paper (Gavel's streams generate its paper workload)");
     if (vm.count("gavel-paper")) {
         for (const char* other : {"sizes", "durations", "lognormal", "from", "from-format", "no-models"})
             if (vm.count(other))
@@ -387,6 +392,7 @@ int cmd_trace_generate(int argc, char** argv) {
         g.jobs_per_hour = rate;
         g.seed = parse_seed(seed);
         g.multi_gpu = vm.count("multi-gpu") > 0;
+        g.gavel_streams = vm.count("gavel-streams") > 0;
         g.models = gavel_paper_models(load_profiles(profiles), g.reference_gpu_type);
         emit_canonical_csv(generate_gavel_paper(g), out);
         return 0;
