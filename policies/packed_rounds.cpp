@@ -307,16 +307,19 @@ void PackedRoundScheduler::walk(const ClusterView& view, bool waiting_only) {
             const std::size_t c = cell(u, t);
             entries_.push_back({priority(u, t), deficit_[c], unit.in_allocation ? x_[c] : 0.0, submit, unit.a, unit.b, u});
         }
-        std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-            if (a.priority != b.priority) return a.priority > b.priority;
-            if (a.deficit != b.deficit) return a.deficit > b.deficit;
-            if (a.x != b.x) return a.x > b.x;
-            if (a.submit != b.submit) return a.submit < b.submit;
-            return a.a != b.a ? a.a < b.a : a.b < b.b;
-        });
+        // Highest priority first, popped from a heap: the walk stops once the type is full (as RoundScheduler).
+        const auto after = [](const Entry& a, const Entry& b) {
+            if (a.priority != b.priority) return a.priority < b.priority;
+            if (a.deficit != b.deficit) return a.deficit < b.deficit;
+            if (a.x != b.x) return a.x < b.x;
+            if (a.submit != b.submit) return a.submit > b.submit;
+            return a.a != b.a ? a.a > b.a : a.b > b.b;
+        };
         const bool skip_zero = options_.gavel_compat && options_.fifo;
-        for (const Entry& e : entries_) {
-            if (capacity_[t] == 0) break;
+        std::make_heap(entries_.begin(), entries_.end(), after);
+        for (auto end = entries_.end(); end != entries_.begin() && capacity_[t] > 0; --end) {
+            std::pop_heap(entries_.begin(), end, after);
+            const Entry& e = *(end - 1);
             if (picked_[e.a] == walk_stamp_ || (e.b != kNoPartner && picked_[e.b] == walk_stamp_)) continue;
             if (skip_zero && !(e.priority > 0)) continue;
             const int g = units_[e.unit].gang;

@@ -168,17 +168,21 @@ void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
             if (waiting_only && (job.state != JobState::Queued || skip_[slot_of_[j]] == call_stamp_)) continue;
             const double x = in_allocation_[slot_of_[j]] ? x_[c] : 0.0;
             const double p = priority(j, t);
-            if (skip_zero && !(p > 0)) continue;  // passed over below anyway: keep it out of the sort
+            if (skip_zero && !(p > 0)) continue;  // passed over below anyway: keep it out of the heap
             entries_.push_back({p, deficit_[c], x, job.submit, j});
         }
-        std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-            if (a.priority != b.priority) return a.priority > b.priority;
-            if (a.deficit != b.deficit) return a.deficit > b.deficit;
-            if (a.x != b.x) return a.x > b.x;
-            return a.submit != b.submit ? a.submit < b.submit : a.job < b.job;
-        });
-        for (const Entry& e : entries_) {
-            if (capacity_[t] == 0) break;
+        // Highest priority first. The walk stops once the type is full, usually after a few dozen of hundreds of
+        // entries: a heap pops them in the order a sort would give (the order is total) without sorting the rest.
+        const auto after = [](const Entry& a, const Entry& b) {
+            if (a.priority != b.priority) return a.priority < b.priority;
+            if (a.deficit != b.deficit) return a.deficit < b.deficit;
+            if (a.x != b.x) return a.x < b.x;
+            return a.submit != b.submit ? a.submit > b.submit : a.job > b.job;
+        };
+        std::make_heap(entries_.begin(), entries_.end(), after);
+        for (auto end = entries_.end(); end != entries_.begin() && capacity_[t] > 0; --end) {
+            std::pop_heap(entries_.begin(), end, after);
+            const Entry& e = *(end - 1);
             if (picked_[slot_of_[e.job]] == walk_stamp_) continue;  // one type per job
             const int g = view.job(e.job).num_gpus;
             if (g > capacity_[t]) continue;
