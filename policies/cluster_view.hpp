@@ -32,6 +32,9 @@ struct JobInfo {
     /// trace's distinct names in order of first appearance); the names reach a policy's factory in
     /// MakeContext::tenants.
     std::uint32_t user = 0, vc = 0;
+    /// Its priority weight: the trace's `priority` column (Gavel's priority_weight) when > 0, else 1. The
+    /// Gavel max-min policies weigh its share by it (POLICIES.md §8.1, w_m); the others ignore it.
+    double weight = 1;
 
     // Its history.
     JobState state = JobState::Pending;

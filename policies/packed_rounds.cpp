@@ -224,7 +224,7 @@ void PackedRoundScheduler::recompute_allocation(const ClusterView& view) {
     AllocationInput& singles = input_.singles;
     for (const JobIdx j : active_) {
         const JobInfo& job = view.job(j);
-        singles.jobs.push_back({j, job.num_gpus, 1.0, job.remaining_at(now), to_seconds(now - job.submit)});
+        singles.jobs.push_back({j, job.num_gpus, job.weight, job.remaining_at(now), to_seconds(now - job.submit)});
         for (GpuTypeIdx t = 0; t < types_; ++t) singles.throughputs.push_back(rate(single_[j], t, 0));
         submit_.push_back(job.submit);
     }

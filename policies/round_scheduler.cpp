@@ -126,7 +126,7 @@ void RoundScheduler::recompute_allocation(const ClusterView& view) {
     submit_.clear();
     for (const JobIdx j : active_) {
         const JobInfo& job = view.job(j);
-        input_.jobs.push_back({j, job.num_gpus, 1.0, job.remaining_at(now), to_seconds(now - job.submit)});
+        input_.jobs.push_back({j, job.num_gpus, job.weight, job.remaining_at(now), to_seconds(now - job.submit)});
         for (GpuTypeIdx t = 0; t < types_; ++t) input_.throughputs.push_back(throughput_[cell(j, t)]);
         submit_.push_back(job.submit);
     }

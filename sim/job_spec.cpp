@@ -39,6 +39,7 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
         s.max_gpus = r.max_num_gpus > 0 ? r.max_num_gpus : r.num_gpus;
         s.user = dense(user_of, tenants.user_names, r.user);
         s.vc = dense(vc_of, tenants.vc_names, r.vc);
+        s.weight = r.priority > 0 ? r.priority : 1.0;
         tenants.vc_gpu_seconds.resize(tenants.vc_names.size());
         tenants.vc_jobs.resize(tenants.vc_names.size());
         tenants.vc_gpu_seconds[s.vc] += r.duration * r.num_gpus;

@@ -25,6 +25,7 @@ struct JobSpec {
                                      ///< equal num_gpus for a rigid job, which cannot be resized
     GpuTypeMask runnable = 0;   ///< allowed, rate > 0, and enough GPUs of that type in the cluster
     std::uint32_t user = 0, vc = 0;  ///< dense ids into ResolvedJobs::tenants (0 = none recorded)
+    double weight = 1;               ///< the trace's priority when > 0 (JobInfo::weight), else 1
 };
 
 struct ResolvedJobs {

@@ -43,6 +43,7 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
         job.runnable = s.runnable;
         job.user = s.user;
         job.vc = s.vc;
+        job.weight = s.weight;
     }
     generation_.assign(n, 0);
     gpus_of_.assign(n, ClusterState::kNoGpu);

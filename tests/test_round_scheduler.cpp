@@ -434,3 +434,26 @@ TEST_CASE("gavel rounds: the ftf, makespan and max-throughput objectives in the 
         }
     }
 }
+
+TEST_CASE("gavel-las: the trace's priority weighs a job's share (w_m of POLICIES.md §8.1)", "[schedule][gavel]") {
+    // One GPU, two jobs of 36,000 s. Max-min with weights: z <= x_m/w_m, x_a + x_b <= 1 -> x_a = 2/3 for
+    // w_a = 2 and x_b = 1/3: a has 36,000 s of service at about 54,000 s (to a round of 360 s), then b runs
+    // alone; the GPU is never idle, so b ends at 72,000 s. Equal weights (no priority column) share 1/2 each:
+    // both end near 72,000 s.
+    const auto weighted = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                           "job_id,submit_time,num_gpus,duration,priority\na,0,1,36000,2\nb,0,1,36000,1\n");
+    const auto plain = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                        "job_id,submit_time,num_gpus,duration\na,0,1,36000\nb,0,1,36000\n");
+    for (const char* policy : {"gavel-las", "gavel-las-agnostic"}) {
+        INFO(policy);
+        const auto w = run_with(weighted, policy, {});
+        CHECK(w.jobs[0].weight == 2);
+        CHECK(finish_s(w, 0) >= 54000 - 360);
+        CHECK(finish_s(w, 0) <= 54000 + 360);
+        CHECK(finish_s(w, 1) == 72000);
+        const auto p = run_with(plain, policy, {});
+        CHECK(p.jobs[0].weight == 1);
+        CHECK(finish_s(p, 0) >= 72000 - 360);
+        CHECK(finish_s(p, 1) == 72000);
+    }
+}
