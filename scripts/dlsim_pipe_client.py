@@ -288,10 +288,11 @@ def main(argv):
     view = View(hello)
     send({"protocol": PROTOCOL})
 
-    dumps = json.JSONEncoder(separators=(",", ":")).encode
-    loads = json.loads
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    decode = json.JSONDecoder().decode
+    nothing = b'{"actions":[],"next_call":null}\n'  # the commonest answer, written without encoding
     for line in inp:
-        changes = view.update(loads(line))
+        changes = view.update(decode(line.decode()))
         decisions = Decisions()
         try:
             policy.decide(view, changes, decisions)
@@ -300,8 +301,11 @@ def main(argv):
             send({"error": where(e, path)})
             return 1
         next_call = decisions.next_call
+        if not decisions.actions and next_call == NEVER:
+            out.write(nothing)
+            continue
         reply = {"actions": decisions.actions, "next_call": None if next_call == NEVER else next_call}
-        out.write(dumps(reply).encode() + b"\n")
+        out.write(encode(reply).encode() + b"\n")
     return 0
 
 

@@ -105,6 +105,10 @@ TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, a
         {"wrong-protocol", "wrong-protocol: handshake: expected {\"protocol\": \"dlsim.pipe/1\"}, got "
                            "'{\"protocol\": \"dlsim.pipe/0\"}'"},
         {"no-handshake", "no-handshake: handshake: the child exited with status 4 without answering"},
+        // The engine's end-of-run audit blames the policy, named by the first job left (exit 2 for exec:).
+        {"idle", "idle: end of run at 1241215660964 us with 1000 jobs neither finished nor rejected (e.g. job 0): the "
+                 "policy left work queued with nothing left to happen (job '0' (index 0, " + kSource +
+                     "/traces/samples/gavel_mix_default.csv:2))"},
     };
     const std::string out = temp_path("never.json");
     for (const Case& c : cases) {

@@ -10,6 +10,7 @@
   past-call      asks to be called at time 0 (not after now)
   wrong-protocol answers the handshake with another protocol version
   no-handshake   exits at once without reading anything
+  idle           never starts a job (the run ends with every job still queued)
 Calls before the second (and after the first) answer with no actions."""
 import json
 import os
@@ -28,7 +29,7 @@ for line in sys.stdin:
     call += 1
     msg = json.loads(line)
     reply = {"actions": [], "next_call": None}
-    if call == 1 and msg["arrived"]:
+    if call == 1 and msg["arrived"] and mode != "idle":
         reply["actions"] = [{"start": msg["arrived"][0][0], "type": 0, "gpus": 1}]
     if call == 2:
         if mode == "exit-3":
