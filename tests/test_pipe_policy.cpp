@@ -3,9 +3,14 @@
 // a child can go wrong ends the run with exit 2, a message saying what happened, no result file and no
 // child left behind; and the run id holds the command and the content of every file it names.
 #include "models/base/input_error.hpp"
+#include "models/rate_model.hpp"
 #include "sim/app/child_process.hpp"
+#include "policies/type_choice.hpp"
+#include "sim/app/pipe_policy.hpp"
 #include "sim/app/run.hpp"
 #include "sim/app/run_config.hpp"
+#include "sim/job_spec.hpp"
+#include "sim/simulator.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
 
@@ -15,6 +20,8 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <tuple>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,6 +66,64 @@ void check_same_as_native_fifo(const std::string& args) {
     CHECK(x["jobs"].size() > 0);
     std::filesystem::remove(native);
     std::filesystem::remove(piped);
+}
+
+/// The C++ twin of tests/data/python/las_lite.py (see there): ranks every arrived unfinished job by attained
+/// GPU-time (or iterations left), keeps running ones while their type has room, starts queued ones on the
+/// fastest type with room, preempts the rest; a timer every `quantum` while a job waits.
+class LasLite final : public Policy {
+public:
+    LasLite(bool srpt, Time quantum) : srpt_(srpt), quantum_(quantum) {}
+    void decide(const ClusterView& view, const Changes& changes, Decisions& out) override {
+        active_.insert(changes.arrived.begin(), changes.arrived.end());
+        for (JobIdx j : changes.finished) active_.erase(j);
+        const Time now = view.now();
+        std::vector<std::tuple<double, Time, JobIdx>> order;
+        for (JobIdx j : active_) {
+            const JobInfo& job = view.job(j);
+            order.emplace_back(srpt_ ? job.remaining_at(now) : static_cast<double>(job.attained_at(now) * job.num_gpus),
+                               job.submit, j);
+        }
+        std::sort(order.begin(), order.end());
+        std::vector<int> capacity;
+        for (GpuTypeIdx t = 0; t < view.cluster().gpu_types.size(); ++t)
+            capacity.push_back(view.cluster().gpus_of_type(t));
+        std::vector<JobIdx> preempt;
+        std::vector<std::pair<JobIdx, GpuTypeIdx>> start;
+        bool waiting = false;
+        for (const auto& [first, submit, j] : order) {
+            const JobInfo& job = view.job(j);
+            if (job.state == JobState::Running) {
+                if (capacity[job.gpu_type] >= job.alloc_gpus) capacity[job.gpu_type] -= job.alloc_gpus;
+                else preempt.push_back(j);
+                continue;
+            }
+            const auto t = pick_type(view, job, TypeOrder::Fastest, capacity);
+            if (!t) {
+                waiting = true;
+                continue;
+            }
+            capacity[*t] -= job.num_gpus;
+            start.emplace_back(j, *t);
+        }
+        for (JobIdx j : preempt) out.preempt(j);
+        for (const auto& [j, t] : start) out.start(j, t, view.job(j).num_gpus);
+        if (waiting || !preempt.empty()) out.next_call = now + quantum_;
+    }
+
+private:
+    bool srpt_;
+    Time quantum_;
+    std::set<JobIdx> active_;
+};
+
+/// Runs `policy` on the inputs through the engine (consolidated placement, a 10 s restart cost).
+std::vector<JobInfo> run_engine(const RunInputs& in, const RateModel& rates, const ResolvedJobs& jobs, Policy& policy) {
+    const auto& placer_entry = builtin_placers().find("consolidated");
+    auto placer = placer_entry.make(resolve_params("placement consolidated", placer_entry.params, {}));
+    Simulator sim(in.cluster, rates, jobs, policy, *placer, SimOptions{to_time(10), nullptr, nullptr});
+    sim.run();
+    return sim.take_jobs();
 }
 
 /// True when this process has no child left, running or unreaped (a zombie).
@@ -208,6 +273,41 @@ TEST_CASE("pipe: the run id holds the command and the content of every file it n
     std::ofstream(file, std::ios::trunc) << "# version 1\n";
     CHECK(run_id(c, hashes) == first);
     std::filesystem::remove(file);
+}
+
+TEST_CASE("pipe: a preemptive Python policy over the pipe sees the view as a C++ policy does", "[pipe]") {
+    // The bundled trace's first 300 jobs on its 3-type cluster: LasLite preempts at every quantum, so the
+    // mirror must follow starts, preemptions (with a 10 s restart charge), declines and finishes; its
+    // Python side also checks the mirror's consistency at every call (an error would end the run).
+    const RunConfig config = default_run_config();
+    RunInputs in = load_inputs(config);
+    in.trace.jobs.resize(300);
+    const RateModel rates(in.cluster, in.profiles);
+    const ResolvedJobs jobs = resolve_jobs(in.trace, in.cluster, in.profiles, rates, false);
+    const MakeContext context{0, &in.cluster, &jobs.tenants, &in.profiles, &rates, jobs.jobs.size()};
+    for (const char* order : {"las", "srpt"}) {
+        SECTION(order) {
+            LasLite native(std::string(order) == "srpt", to_time(1800));
+            const std::vector<JobInfo> a = run_engine(in, rates, jobs, native);
+            const std::map<std::string, std::string> raw = {{"order", order}, {"quantum", "1800"}};
+            const std::string name = python_policy(kSource + "/tests/data/python/las_lite.py:LasLite");
+            const auto entry = pipe_policy_entry(name, name.substr(5), raw, "");
+            auto piped = entry.make(resolve_params("policy " + name, entry.params, raw), context);
+            const std::vector<JobInfo> b = run_engine(in, rates, jobs, *piped);
+            REQUIRE(a.size() == b.size());
+            std::uint64_t preemptions = 0;
+            for (std::size_t j = 0; j < a.size(); ++j) {
+                INFO("job " << j);
+                CHECK(a[j].first_start == b[j].first_start);
+                CHECK(a[j].finish == b[j].finish);
+                CHECK(a[j].preemptions == b[j].preemptions);
+                CHECK(a[j].attained == b[j].attained);
+                CHECK(a[j].restarts == b[j].restarts);
+                preemptions += a[j].preemptions;
+            }
+            CHECK(preemptions > 50);  // the mirror was tested on many preemptions (las: 119, srpt: 73)
+        }
+    }
 }
 
 TEST_CASE("pipe: commands split like a shell's plain words and quotes", "[pipe]") {
