@@ -310,6 +310,47 @@ TEST_CASE("pipe: a preemptive Python policy over the pipe sees the view as a C++
     }
 }
 
+TEST_CASE("pipe: a sweep runs exec: policies in parallel, reads their files from the spec's folder, and resumes",
+          "[pipe]") {
+    // The spec's folder holds the policy file, which the spec names relatively (read from the spec's folder,
+    // as File parameters are). Two policies x two loads, two runs at a time.
+    const std::string dir = temp_path("pipe-sweep");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(kFifo, dir + "/my_fifo.py");
+    const std::string exec = "exec:/usr/bin/python3 " + kClient + " my_fifo.py:Fifo";
+    std::ofstream(dir + "/spec.json") << R"({"name": "pipe",
+      "base": {"trace": ")" + kSource + R"(/traces/samples/gavel_mix_default.csv", "resample_rate": 3,
+               "resample_jobs": 300},
+      "grid": {"policy": ["fifo", ")" + exec + R"("], "load_scale": [1, 1.5]}})";
+    const std::string out = dir + "/out";
+    const CliResult first = run_cli("sweep " + dir + "/spec.json --out " + out + " --jobs 2");
+    INFO(first.err);
+    REQUIRE(first.exit_code == 0);
+    const nlohmann::json index = nlohmann::json::parse(slurp(out + "/index.json"));
+    REQUIRE(index["runs"].size() == 4);
+    for (int load = 0; load < 2; ++load) {
+        const nlohmann::json& native = index["runs"][load];
+        const nlohmann::json& piped = index["runs"][2 + load];
+        CHECK(piped["parameters"]["policy"] == exec);
+        CHECK(native["summary"] == piped["summary"]);
+        const nlohmann::json result = nlohmann::json::parse(slurp(out + "/" + piped["result"].get<std::string>()));
+        CHECK(result["config"]["params"]["exec_arg2"] == "my_fifo.py");
+        CHECK(result["config"]["params"]["exec_arg2_sha256"].get<std::string>().size() == 64);
+    }
+    CHECK(index["runs"][0]["summary"] != index["runs"][1]["summary"]);  // the loads differ
+
+    const CliResult again = run_cli("sweep " + dir + "/spec.json --out " + out + " --jobs 2");
+    CHECK(again.exit_code == 0);
+    CHECK_THAT(again.err, Catch::Contains("4 runs, 4 already done"));
+    // An edited policy file is another run: the two exec: runs run again, the fifo ones are kept.
+    std::ofstream(dir + "/my_fifo.py", std::ios::app) << "# edited\n";
+    const CliResult edited = run_cli("sweep " + dir + "/spec.json --out " + out + " --jobs 2");
+    CHECK(edited.exit_code == 0);
+    CHECK_THAT(edited.err, Catch::Contains("4 runs, 2 already done"));
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("pipe: commands split like a shell's plain words and quotes", "[pipe]") {
     using V = std::vector<std::string>;
     CHECK(split_command("python3  a.py\tb") == V{"python3", "a.py", "b"});
