@@ -305,7 +305,12 @@ def main(argv):
             out.write(nothing)
             continue
         reply = {"actions": decisions.actions, "next_call": None if next_call == NEVER else next_call}
-        out.write(encode(reply).encode() + b"\n")
+        try:
+            text = encode(reply)
+        except (TypeError, ValueError) as e:  # e.g. a job index that is not an int
+            send({"error": f"{path}: the decisions cannot be sent: {type(e).__name__}: {e}"})
+            return 1
+        out.write(text.encode() + b"\n")
     return 0
 
 

@@ -61,7 +61,7 @@ namespace {
 std::string describe_status(int status) {
     if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
     if (WIFSIGNALED(status)) {
-        const char* name = strsignal(WTERMSIG(status));
+        const char* name = sigdescr_np(WTERMSIG(status));  // strsignal is not thread-safe (sweeps run threads)
         return fmt::format("was killed by signal {} ({})", WTERMSIG(status), name ? name : "unknown");
     }
     return fmt::format("ended with wait status {}", status);
@@ -203,6 +203,9 @@ ChildProcess::Io ChildProcess::read_line(std::string_view& line, Clock::time_poi
             in_begin_ = 0;
         }
         if (from_child_ < 0) return Io::Closed;
+        if (in_.size() > kMaxLine) return Io::TooLong;
+        // Wait first: the answer is rarely there yet, and a read that finds nothing costs a system call.
+        if (!wait_ready(from_child_, POLLIN, deadline)) return Io::TimedOut;
         const std::size_t old = in_.size();
         constexpr std::size_t kChunk = 1 << 16;
         in_.resize(old + kChunk);
@@ -210,11 +213,7 @@ ChildProcess::Io ChildProcess::read_line(std::string_view& line, Clock::time_poi
         in_.resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
         if (n > 0) continue;
         if (n == 0) return Io::Closed;
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            if (!wait_ready(from_child_, POLLIN, deadline)) return Io::TimedOut;
-            continue;
-        }
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
         throw std::system_error(errno, std::generic_category(), "read from the child");
     }
 }

@@ -19,7 +19,9 @@ std::vector<std::string> split_command(std::string_view command);
 class ChildProcess {
 public:
     using Clock = std::chrono::steady_clock;
-    enum class Io { Ok, Closed, TimedOut };
+    /// TooLong: a line longer than kMaxLine (a child writing without end must not exhaust memory).
+    enum class Io { Ok, Closed, TimedOut, TooLong };
+    static constexpr std::size_t kMaxLine = std::size_t{1} << 28;
 
     /// Starts argv[0] (looked up in PATH when it has no '/'). Throws std::system_error when it cannot be
     /// started (e.g. no such program).

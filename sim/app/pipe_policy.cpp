@@ -310,6 +310,9 @@ private:
         ChildProcess::Io io = child_->write_all(std::string_view(buf_.data(), buf_.size()), deadline);
         if (io == ChildProcess::Io::Ok) io = child_->read_line(line_, deadline);
         if (io == ChildProcess::Io::Ok) return;
+        if (io == ChildProcess::Io::TooLong)
+            fail(fmt::format("{}: the child's answer is longer than {} MiB without a line end; it was killed", what,
+                             ChildProcess::kMaxLine >> 20));
         if (io == ChildProcess::Io::TimedOut) {
             child_->kill_now();
             fail(fmt::format("{}: the child did not answer within {} s (parameter {}); it was killed", what,
