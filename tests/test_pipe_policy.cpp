@@ -49,13 +49,14 @@ nlohmann::json outcome_of(const std::string& path) {
     return doc;
 }
 
-/// Runs the CLI twice, with the native fifo and with the Python FIFO over the pipe, on `args`; both
-/// results must be equal but for config, run_id and run.
-void check_same_as_native_fifo(const std::string& args) {
+/// Runs the CLI twice on `args`, with the built-in policy `native` and with the Python class `file_and_class`
+/// over the pipe; both results must be equal but for config, run_id and run. (Python versions of other
+/// built-ins are checked the same way: check_same_as_native(args, "las", ".../las.py:Las").)
+void check_same_as_native(const std::string& args, const std::string& native_policy, const std::string& file_and_class) {
     const std::string native = temp_path("native.json"), piped = temp_path("piped.json");
-    const CliResult a = run_cli("run " + args + " --policy fifo --out " + native);
+    const CliResult a = run_cli("run " + args + " --policy " + native_policy + " --out " + native);
     REQUIRE(a.exit_code == 0);
-    const CliResult b = run_cli("run " + args + " --policy '" + python_policy(kFifo + ":Fifo") + "' --out " + piped);
+    const CliResult b = run_cli("run " + args + " --policy '" + python_policy(file_and_class) + "' --out " + piped);
     INFO(b.err);
     REQUIRE(b.exit_code == 0);
     const nlohmann::json x = outcome_of(native), y = outcome_of(piped);
@@ -135,7 +136,7 @@ bool no_children() {
 }  // namespace
 
 TEST_CASE("pipe: the Python FIFO over the pipe gives the native fifo's result on the bundled trace", "[pipe]") {
-    check_same_as_native_fifo("");
+    check_same_as_native("", "fifo", kFifo + ":Fifo");
 }
 
 TEST_CASE("pipe: the Python FIFO over the pipe gives the native fifo's result on 10,000 re-sampled Philly jobs",
@@ -143,7 +144,7 @@ TEST_CASE("pipe: the Python FIFO over the pipe gives the native fifo's result on
     const std::string philly = std::string(DLSIM_SHARED_DATA) + "/traces/pollux/philly.csv";
     if (!shared_data_present(philly)) return;
     // 6 jobs/hour loads the bundled 108-GPU cluster so that jobs queue (mean wait about 60 h) without piling up.
-    check_same_as_native_fifo("--trace " + philly + " --resample-rate 6 --resample-jobs 10000");
+    check_same_as_native("--trace " + philly + " --resample-rate 6 --resample-jobs 10000", "fifo", kFifo + ":Fifo");
 }
 
 TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, and writes no result", "[pipe]") {

@@ -282,7 +282,7 @@ public:
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override {
         ++call_;
         write_call(view, changes);
-        exchange(fmt::format("call {}", call_));
+        exchange();
         ReplyReader reader(out, num_jobs_, num_types_);
         nlohmann::json::sax_parse(line_.begin(), line_.end(), &reader);
         if (reader.has_child_error())
@@ -303,13 +303,14 @@ private:
         throw InputError(fmt::format("policy {}: {}", name_, what));
     }
 
-    /// Sends buf_ and reads one line into line_, or fails naming `what` (the call or the handshake) and why:
-    /// the child's exit status, or the timeout.
-    void exchange(const std::string_view what) {
+    /// Sends buf_ and reads one line into line_, or fails naming the call (or the handshake) and why: the
+    /// child's exit status, or the timeout.
+    void exchange() {
         const auto deadline = ChildProcess::Clock::now() + timeout_;
         ChildProcess::Io io = child_->write_all(std::string_view(buf_.data(), buf_.size()), deadline);
         if (io == ChildProcess::Io::Ok) io = child_->read_line(line_, deadline);
         if (io == ChildProcess::Io::Ok) return;
+        const std::string what = call_ == 0 ? std::string("handshake") : fmt::format("call {}", call_);
         if (io == ChildProcess::Io::TooLong)
             fail(fmt::format("{}: the child's answer is longer than {} MiB without a line end; it was killed", what,
                              ChildProcess::kMaxLine >> 20));
@@ -359,7 +360,7 @@ private:
         const std::string text = hello.dump() + "\n";
         buf_.clear();
         buf_.append(text.data(), text.data() + text.size());
-        exchange("handshake");
+        exchange();
         Json reply;
         try {
             reply = Json::parse(line_.begin(), line_.end());
