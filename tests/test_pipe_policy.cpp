@@ -164,6 +164,7 @@ TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, a
                            "'{\"actions\": [{\"launch\": 0}], \"next_call\": null}'"},
         {"bad-field", "bad-field: call 2: bad reply: action 0: field \"gpus\": expected a non-negative integer, got a "
                       "string: '{\"actions\": [{\"start\": 1, \"type\": 0, \"gpus\": \"one\"}], \"next_call\": null}'"},
+        {"twice", "twice: call 2: bad reply: member \"actions\" twice: '{\"actions\": [], \"actions\": []}'"},
         // The engine refuses the decision; the run names the job (the bundled trace's first: id 0, line 2).
         {"start-twice", "start-twice: invalid decision: policy started job 0 which is not queued at 982012 us (job '0' "
                         "(index 0, " + kSource + "/traces/samples/gavel_mix_default.csv:2))"},

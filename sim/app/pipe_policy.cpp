@@ -109,6 +109,9 @@ public:
             else if (k == "next_call") member_ = Member::NextCall;
             else if (k == "error") member_ = Member::Error;
             else return fail(fmt::format("unknown member \"{}\" (expected actions, next_call, error)", k));
+            const auto bit = 1u << static_cast<int>(member_);
+            if (members_ & bit) return fail(fmt::format("member \"{}\" twice", k));
+            members_ |= bit;
             return true;
         }
         // Where::Action
@@ -235,6 +238,7 @@ private:
     std::size_t num_jobs_, num_types_;
     Where where_ = Where::Start;
     Member member_ = Member::None;
+    std::uint32_t members_ = 0;  // the top-level members seen (each at most once)
     int field_ = 0;
     std::uint32_t present_ = 0;
     std::uint32_t value_[kFields] = {};

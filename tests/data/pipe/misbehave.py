@@ -6,6 +6,7 @@
   garbage        answers a line that is not JSON
   unknown-action answers an action dlsim does not know
   bad-field      answers a start whose gpus is a string
+  twice          answers with the member "actions" twice
   start-twice    starts job 0 again (an invalid decision: the engine refuses it)
   past-call      asks to be called at time 0 (not after now)
   wrong-protocol answers the handshake with another protocol version
@@ -40,6 +41,9 @@ for line in sys.stdin:
             time.sleep(3600)
         if mode == "garbage":
             print("hello, this is not JSON", flush=True)
+            continue
+        if mode == "twice":
+            print('{"actions": [], "actions": []}', flush=True)
             continue
         if mode == "unknown-action":
             reply["actions"] = [{"launch": 0}]
