@@ -229,6 +229,8 @@ def load_class(spec):
     if not sep or not path or not name:
         raise SystemExit(f"dlsim_pipe_client: expected FILE.py:CLASS, got '{spec}'")
     path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise SystemExit(f"dlsim_pipe_client: no such file '{path}'")
     module_name = os.path.splitext(os.path.basename(path))[0]
     sys.path.insert(0, os.path.dirname(path))  # the policy's own helper modules next to it
     loader = importlib.util.spec_from_file_location(module_name, path)
@@ -245,6 +247,8 @@ def load_class(spec):
 
 def where(error, path):
     """'FILE:LINE: Type: text' for the innermost frame of the policy file in the traceback."""
+    if isinstance(error, SyntaxError):  # raised while compiling the file: no frame of it in the traceback
+        return f"{error.filename}:{error.lineno}: SyntaxError: {error.msg}"
     frames = traceback.extract_tb(error.__traceback__)
     ours = [f for f in frames if os.path.abspath(f.filename) == path]
     frame = (ours or frames or [None])[-1]
@@ -271,6 +275,10 @@ def main(argv):
     hello = json.loads(line)
     if hello.get("protocol") != PROTOCOL:
         send({"error": f"dlsim_pipe_client speaks {PROTOCOL}, dlsim sent {hello.get('protocol')!r}"})
+        return 2
+    bad = [a for a in argv[2:] if "=" not in a]
+    if bad:
+        send({"error": f"dlsim_pipe_client: expected k=v after FILE.py:CLASS, got '{bad[0]}'"})
         return 2
     params = {k: param_value(v) for k, v in (a.split("=", 1) for a in argv[2:])}
     params.update({k: param_value(v) for k, v in hello["params"].items()})
