@@ -139,6 +139,13 @@ TEST_CASE("pipe: the Python FIFO over the pipe gives the native fifo's result on
     check_same_as_native("", "fifo", kFifo + ":Fifo");
 }
 
+TEST_CASE("pipe: the Python FIFO over the pipe gives the native fifo's result with measured multi-GPU rates",
+          "[pipe]") {
+    // Gavel-compatible mode rates n GPUs by the profile's measured throughput_n: the handshake's rate table
+    // carries those points, and the client's rate(m, t, n) must rank types as RateModel::rate does.
+    check_same_as_native("--compat gavel", "fifo", kFifo + ":Fifo");
+}
+
 TEST_CASE("pipe: the Python FIFO over the pipe gives the native fifo's result on 10,000 re-sampled Philly jobs",
           "[pipe][shared-data]") {
     const std::string philly = std::string(DLSIM_SHARED_DATA) + "/traces/pollux/philly.csv";
