@@ -167,6 +167,9 @@ class View:
              job.vc) = rec
             job.work = float(work)
             job.runnable = [t for t in range(mask.bit_length()) if (mask >> t) & 1]
+            if j >= len(jobs):  # a run that did not say how many jobs it has (num_jobs 0)
+                jobs.extend([None] * (j + 1 - len(jobs)))
+                self.num_jobs = len(jobs)
             jobs[j] = job
             arrived.append(j)
         for rec in msg["jobs"]:
