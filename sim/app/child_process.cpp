@@ -97,6 +97,19 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
         ::close(in[1]);
         throw std::system_error(e, std::generic_category(), "pipe");
     }
+    // dup2 onto the same number keeps close-on-exec (glibc 2.36): when dlsim runs with stdin or stdout
+    // closed, a pipe can get descriptor 0 or 1, so every end is moved to 3 or above first.
+    for (int* fd : {&in[0], &in[1], &out[0], &out[1]})
+        if (*fd < 3) {
+            const int moved = ::fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+            if (moved < 0) {
+                const int e = errno;
+                for (int x : {in[0], in[1], out[0], out[1]}) ::close(x);
+                throw std::system_error(e, std::generic_category(), "fcntl");
+            }
+            ::close(*fd);
+            *fd = moved;
+        }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, in[0], 0);   // dup2 clears close-on-exec on 0 and 1
