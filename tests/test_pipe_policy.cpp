@@ -65,6 +65,13 @@ void check_same_as_native(const std::string& args, const std::string& native_pol
     CHECK(x["timeseries"] == y["timeseries"]);
     CHECK(x == y);
     CHECK(x["jobs"].size() > 0);
+    // Byte for byte: the text from "summary" to the "run" member (the file's layout, run.cpp write_outputs).
+    const std::string a_text = slurp(native), b_text = slurp(piped);
+    const std::size_t a_from = a_text.find("\n\"summary\":"), a_to = a_text.find(",\n\"run\":");
+    const std::size_t b_from = b_text.find("\n\"summary\":"), b_to = b_text.find(",\n\"run\":");
+    REQUIRE(a_from != std::string::npos);
+    REQUIRE(a_to != std::string::npos);
+    CHECK(a_text.substr(a_from, a_to - a_from) == b_text.substr(b_from, b_to - b_from));
     std::filesystem::remove(native);
     std::filesystem::remove(piped);
 }
