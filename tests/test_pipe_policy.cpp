@@ -52,7 +52,8 @@ nlohmann::json outcome_of(const std::string& path) {
 /// Runs the CLI twice on `args`, with the built-in policy `native` and with the Python class `file_and_class`
 /// over the pipe; both results must be equal but for config, run_id and run. (Python versions of other
 /// built-ins are checked the same way: check_same_as_native(args, "las", ".../las.py:Las").)
-void check_same_as_native(const std::string& args, const std::string& native_policy, const std::string& file_and_class) {
+void check_same_as_native(const std::string& args, const std::string& native_policy,
+                          const std::string& file_and_class) {
     const std::string native = temp_path("native.json"), piped = temp_path("piped.json");
     const CliResult a = run_cli("run " + args + " --policy " + native_policy + " --out " + native);
     REQUIRE(a.exit_code == 0);
@@ -220,7 +221,8 @@ TEST_CASE("pipe: a command that cannot start, or cannot be split, is an input er
                           "(valid: exec_timeout)\n");
     const CliResult timeout = run_cli("run --policy exec:true --param exec_timeout=0");
     CHECK(timeout.exit_code == 2);
-    CHECK(timeout.err == "dlsim: error: policy exec:true: parameter exec_timeout: expected seconds in (0, 1e6], got 0\n");
+    CHECK(timeout.err ==
+          "dlsim: error: policy exec:true: parameter exec_timeout: expected seconds in (0, 1e6], got 0\n");
 }
 
 TEST_CASE("pipe: an exception in a Python policy names the policy file's line and the exception", "[pipe]") {
@@ -235,7 +237,8 @@ TEST_CASE("pipe: an exception in a Python policy names the policy file's line an
                                 "' --param a=1 --param b=2.5 --param c=true --param d=x --param e=-3e2");
     CHECK(p.exit_code == 2);
     CHECK_THAT(p.err, Catch::Contains(": handshake: the policy reported an error: " + kBoom +
-                                      ":9: ValueError: [('a', 1), ('b', 2.5), ('c', True), ('d', 'x'), ('e', -300.0)]\n"));
+                                      ":9: ValueError: [('a', 1), ('b', 2.5), ('c', True), ('d', 'x'), "
+                                      "('e', -300.0)]\n"));
 }
 
 TEST_CASE("pipe: the child is killed and reaped on failure (no zombie, no hang)", "[pipe]") {

@@ -175,8 +175,8 @@ private:
                 return fail(fmt::format("unexpected {}", what));
             case Where::Actions: return fail(fmt::format("action {}: expected an object, got {}", action_index_, what));
             case Where::Action:
-                return fail(fmt::format("action {}: field \"{}\": expected a non-negative integer, got {}", action_index_,
-                                        kFieldNames[field_], what));
+                return fail(fmt::format("action {}: field \"{}\": expected a non-negative integer, got {}",
+                                        action_index_, kFieldNames[field_], what));
             case Where::End: return fail(fmt::format("unexpected {} after the reply", what));
         }
         return false;
@@ -216,7 +216,8 @@ private:
         if (has(Type) && value_[Type] >= num_types_)
             return fail(fmt::format("action {}: GPU type {} does not exist (the cluster has {} types)", a, value_[Type],
                                     num_types_));
-        if (has(Gpus) && (value_[Gpus] == 0 || value_[Gpus] > static_cast<std::uint32_t>(std::numeric_limits<int>::max())))
+        constexpr auto kMaxGpus = static_cast<std::uint32_t>(std::numeric_limits<int>::max());
+        if (has(Gpus) && (value_[Gpus] == 0 || value_[Gpus] > kMaxGpus))
             return fail(fmt::format("action {}: gpus: expected a positive count, got {}", a, value_[Gpus]));
         if (has(Partner) && value_[Partner] >= num_jobs_)
             return fail(fmt::format("action {}: partner job {} does not exist (the run has {} jobs)", a,
@@ -483,7 +484,8 @@ std::optional<FileArgument> file_argument(const std::string& word, const std::st
     if (auto r = existing(word)) return FileArgument{word, *r, ""};
     const std::size_t colon = word.rfind(':');
     if (colon != std::string::npos)
-        if (auto r = existing(word.substr(0, colon))) return FileArgument{word.substr(0, colon), *r, word.substr(colon)};
+        if (auto r = existing(word.substr(0, colon)))
+            return FileArgument{word.substr(0, colon), *r, word.substr(colon)};
     return std::nullopt;
 }
 
@@ -523,7 +525,8 @@ RegistryEntry<Policy> pipe_policy_entry(const std::string& name, const std::stri
                          "a file the command names (its sha256 is part of the run's identity)", {}});
         argv[i] = file->resolved + file->suffix;
     }
-    RegistryEntry<Policy> entry{name, "a policy run as a child process over the pipe protocol (sim/app/PIPE_PROTOCOL.md)",
+    RegistryEntry<Policy> entry{name,
+                                "a policy run as a child process over the pipe protocol (sim/app/PIPE_PROTOCOL.md)",
                                 specs, [name, argv, child_keys](const Params& p, const MakeContext& context) {
                                     const double timeout = p.get_double(kTimeoutParam);
                                     if (!(timeout > 0 && timeout <= 1e6))

@@ -1,11 +1,12 @@
 // Pipe-protocol benchmark (issue 12): the whole run's wall time and the per-call overhead of a policy served
 // over the pipe (`exec:`, here the Python FIFO through scripts/dlsim_pipe_client.py) against the native
-// fifo, on the same trace: N jobs of Gavel's mix (seed 42) arriving at 2 jobs/hour (70% GPU
-// utilization, a queue that stays bounded) on the bundled 108-GPU cluster (V100, P100, K80; Gavel's profile). Both runs go through simulate(),
-// as `dlsim run` does; per-call times are the engine's own self-profile (SimStats::policy_call_time). CPU time (dlsim's and
-// the child's, which is reaped by the end of the run) is printed too: on a shared machine it is steadier. The
-// target (printed, not asserted: a noisy machine must not fail CI) is the pipe run within 50x of the
-// native one. The two runs' summaries must agree (the FIFOs are the same policy): exit 1 otherwise.
+// fifo, on the same trace: N jobs of Gavel's mix (seed 42) arriving at 2 jobs/hour (70% GPU utilization, a
+// queue that stays bounded) on the bundled 108-GPU cluster (V100, P100, K80; Gavel's profile). Both runs go
+// through simulate(), as `dlsim run` does; per-call times are the engine's own self-profile
+// (SimStats::policy_call_time). CPU time (dlsim's and the child's, which is reaped by the end of the run) is
+// printed too: on a shared machine it is steadier. The target (printed, not asserted: a noisy machine must
+// not fail CI) is the pipe run within 50x of the native one. The two runs' summaries must agree (the FIFOs
+// are the same policy): exit 1 otherwise.
 //   usage: bench_pipe [jobs=100000] [FILE.py:CLASS=tests/data/python/fifo.py:Fifo] [jobs_per_hour=2]
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
@@ -58,8 +59,8 @@ Figures run(const RunInputs& in, const std::string& policy) {
 void print(const char* label, const Figures& f) {
     const SimStats& s = f.outcome.stats;
     const double calls = static_cast<double>(std::max<std::uint64_t>(1, s.policy_calls));
-    fmt::print("  {:<7} wall {:7.3f} s   CPU {:7.3f} s   policy {:7.3f} s over {} calls: mean {:7.2f} us, p50 {:7.2f} us, "
-               "p99 {:7.2f} us, max {:8.0f} us\n",
+    fmt::print("  {:<7} wall {:7.3f} s   CPU {:7.3f} s   policy {:7.3f} s over {} calls: mean {:7.2f} us, "
+               "p50 {:7.2f} us, p99 {:7.2f} us, max {:8.0f} us\n",
                label, f.wall, f.cpu, s.policy_seconds, s.policy_calls, 1e6 * s.policy_seconds / calls,
                1e6 * s.policy_call_time.percentile(50), 1e6 * s.policy_call_time.percentile(99),
                1e6 * s.policy_call_time.max());
