@@ -2,7 +2,7 @@
 // and the part of the view that changed), one JSON line back (actions, next call). dlsim keeps a copy of
 // what it last sent of every job, per-node free count and the running list, so a call sends only what
 // differs: the message is O(changes) (plus O(running + nodes) comparisons in memory), and its buffers are
-// reused from call to call.
+// reused from call to call (only nlohmann's SAX reader makes its small token buffers anew for each answer).
 #include "sim/app/pipe_policy.hpp"
 
 #include "models/base/input_error.hpp"
