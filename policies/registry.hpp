@@ -70,6 +70,11 @@ struct MakeContext {
     /// The trace's users and VCs (names behind JobInfo::user, vc; null: none recorded), for the sharing
     /// policies' parameters that name them (drf weights, vc-quota quotas).
     const Tenants* tenants = nullptr;
+    /// The run's profiles and single-job rates and its number of jobs (null/0 where a factory is called
+    /// without a run): a policy run outside dlsim (exec:) is sent them once when it starts.
+    const ProfileSet* profiles = nullptr;
+    const RateModel* rates = nullptr;
+    std::size_t num_jobs = 0;
 };
 
 /// A factory taking (Params) or (Params, MakeContext): most entries need only their parameters.

@@ -25,3 +25,5 @@ ctest --test-dir build-asan -LE slow --output-on-failure -j "$jobs"
 ./build/tests/bench/bench_policies 20000 128 || [ $? -eq 77 ]
 # The persistent allocation LP: 300 jobs, 10 rounds per Gavel objective (bench_lp's defaults are the 2,000).
 ./build/tests/bench/bench_lp 300 10
+# The pipe protocol: the Python FIFO over the pipe against the native fifo, 5,000 jobs (bench_pipe's default is 100,000).
+./build/tests/bench/bench_pipe 5000

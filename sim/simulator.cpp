@@ -500,11 +500,13 @@ void Simulator::audit() const {
             if (stuck++ == 0) example = j;
         }
     }
+    // Named by its example job, so that a policy written outside dlsim hears of it as its own error (exit 2).
     if (stuck != 0)
-        throw InternalError(
+        throw InvalidDecision(
             fmt::format("end of run at {} us with {} jobs neither finished nor rejected (e.g. job {}): "
                         "the policy left work queued with nothing left to happen",
-                        now_, stuck, example));
+                        now_, stuck, example),
+            example);
     if (state_.held() != 0 || !running_.empty())
         throw InternalError(fmt::format("end of run with {} GPUs still held", state_.held()));
 }
