@@ -55,7 +55,7 @@ class Policy:
 class Job:
     """One job as the view shows it (JobInfo's fields)."""
     __slots__ = ("submit", "work", "model", "num_gpus", "min_gpus", "max_gpus", "runnable", "user", "vc",
-                 "state", "first_start", "finish", "attained", "preemptions", "migrations", "gpu_type",
+                 "weight", "state", "first_start", "finish", "attained", "preemptions", "migrations", "gpu_type",
                  "alloc_gpus", "rate", "stint_start", "progress_from", "remaining")
 
     def remaining_at(self, now):
@@ -164,8 +164,9 @@ class View:
         for rec in msg["arrived"]:
             job = Job()
             (j, job.submit, work, job.model, job.num_gpus, job.min_gpus, job.max_gpus, mask, job.user,
-             job.vc) = rec
+             job.vc, weight) = rec
             job.work = float(work)
+            job.weight = float(weight)
             job.runnable = [t for t in range(mask.bit_length()) if (mask >> t) & 1]
             if j >= len(jobs):  # a run that did not say how many jobs it has (num_jobs 0)
                 jobs.extend([None] * (j + 1 - len(jobs)))

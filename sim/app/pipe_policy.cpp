@@ -386,8 +386,8 @@ private:
         const char* sep = "";
         for (JobIdx j : changes.arrived) {
             const JobInfo& job = view.job(j);
-            fmt::format_to(out, "{}[{},{},{},{},{},{},{},{},{},{}]", sep, j, job.submit, job.work, job.model,
-                           job.num_gpus, job.min_gpus, job.max_gpus, job.runnable, job.user, job.vc);
+            fmt::format_to(out, "{}[{},{},{},{},{},{},{},{},{},{},{}]", sep, j, job.submit, job.work, job.model,
+                           job.num_gpus, job.min_gpus, job.max_gpus, job.runnable, job.user, job.vc, job.weight);
             sep = ",";
         }
         write_list("finished", changes.finished);
