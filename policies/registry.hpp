@@ -70,6 +70,9 @@ struct MakeContext {
     /// The trace's users and VCs (names behind JobInfo::user, vc; null: none recorded), for the sharing
     /// policies' parameters that name them (drf weights, vc-quota quotas).
     const Tenants* tenants = nullptr;
+    /// Jobs in the run (every JobIdx is below it): a policy outside dlsim (Python) checks the indices it
+    /// is given against it.
+    std::size_t num_jobs = 0;
 };
 
 /// A factory taking (Params) or (Params, MakeContext): most entries need only their parameters.

@@ -207,7 +207,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
                          return it->second;
                      });
     // The seed, cluster and trace are in the run identity already: the context adds nothing to it.
-    const MakeContext context{c.seed, &in.cluster, &resolved.tenants};
+    const MakeContext context{c.seed, &in.cluster, &resolved.tenants, resolved.jobs.size()};
     auto policy = params.policy_source.entry->make(params.policy, context);
     auto placer = params.placer_entry.make(params.placer, context);
     const std::unique_ptr<RestartModel> restart = make_restart_model(c.restart, in.profiles);
