@@ -25,3 +25,5 @@ ctest --test-dir build-asan -LE slow --output-on-failure -j "$jobs"
 ./build/tests/bench/bench_policies 20000 128 || [ $? -eq 77 ]
 # The persistent allocation LP: 300 jobs, 10 rounds per Gavel objective (bench_lp's defaults are the 2,000).
 ./build/tests/bench/bench_lp 300 10
+# The in-process Python FIFO against the native fifo (bench_python_policy's default is the 100,000 jobs).
+./build/tests/bench/bench_python_policy 10000

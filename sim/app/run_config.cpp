@@ -469,7 +469,9 @@ void apply_config_json(RunConfig& c, const Json& doc, const std::string& origin,
         KeyValue value = from_json(k, doc[k.key], origin);
         if (k.kind == K::Path && !base_dir.empty() && std::filesystem::path(value.text).is_relative())
             value.text = base_dir + "/" + value.text;
-        if (k.kind == K::Params && !base_dir.empty()) c.params_dir = base_dir;
+        // A policy's files (File params; py:FILE.py:CLASS, whose file is its `source` param) are read
+        // relative to the file that named them.
+        if ((k.kind == K::Params || std::string_view(k.key) == "policy") && !base_dir.empty()) c.params_dir = base_dir;
         try {
             k.set(c, value, k.key);
         } catch (const InputError& e) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <chrono>
 #include <cstdlib>
