@@ -69,6 +69,23 @@ class KeepsView(fifo_module.Fifo):
         super().decide(view, changes, decisions)
 
 
+# The same three call objects at every call (no Python object per call or per job unless asked for).
+class CountsObjects(fifo_module.Fifo):
+    def __init__(self):
+        super().__init__()
+        self.ids = set()
+        self.calls = 0
+
+    def decide(self, view, changes, decisions):
+        self.ids.add((id(view), id(changes), id(decisions)))
+        self.calls += 1
+        super().decide(view, changes, decisions)
+
+
+counter = CountsObjects()
+dlsim.run(policy=counter)
+check(counter.calls == 2000 and len(counter.ids) == 1, f"{counter.calls} calls, {len(counter.ids)} sets of objects")
+
 keeper = KeepsView()
 check(dlsim.run(policy=keeper)["summary"] == native["summary"], "a subclass of the Fifo example == fifo")
 try:
