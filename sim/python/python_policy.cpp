@@ -12,6 +12,12 @@
 
 namespace py = pybind11;
 
+#if defined(__SANITIZE_ADDRESS__)
+// The embedded interpreter lives until the process ends (it is never finalized, so a sweep's threads can
+// share it): what it and the policy API's definitions hold then is not a leak.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libpython3.11\nleak:ensure_interpreter\n"; }
+#endif
+
 namespace dlsim {
 
 namespace {
