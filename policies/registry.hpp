@@ -70,10 +70,12 @@ struct MakeContext {
     /// The trace's users and VCs (names behind JobInfo::user, vc; null: none recorded), for the sharing
     /// policies' parameters that name them (drf weights, vc-quota quotas).
     const Tenants* tenants = nullptr;
-    /// The run's profiles and single-job rates and its number of jobs (null/0 where a factory is called
-    /// without a run): a policy run outside dlsim (exec:) is sent them once when it starts.
+    /// The run's profiles and single-job rates (null where a factory is called without a run): a policy run
+    /// outside dlsim (exec:) is sent them once when it starts.
     const ProfileSet* profiles = nullptr;
     const RateModel* rates = nullptr;
+    /// Jobs in the run (every JobIdx is below it; 0 without a run): a policy outside dlsim (py:, exec:) checks
+    /// the indices it is given against it.
     std::size_t num_jobs = 0;
 };
 

@@ -4,8 +4,8 @@
 # 100-run sweep of 10,000-job runs, and 100,000 Philly-sized jobs on a 10,240-GPU fat tree under the
 # network model (consolidated placement, then random placement to load the fabric), and 1,000,000
 # philly.csv-shaped jobs on 4,096 GPUs at 90% load under tiresias, las and srtf, and the Gavel allocation LPs
-# over 2,000 active jobs on 3 x 36 GPUs for 100 rounds, and the pipe protocol (the Python FIFO over
-# the pipe against the native fifo, 100,000 jobs). Expects
+# over 2,000 active jobs on 3 x 36 GPUs for 100 rounds, the in-process Python FIFO and the pipe protocol
+# (the Python FIFO over the pipe) against the native fifo on 100,000 jobs. Expects
 # scripts/setup.sh to have built ./build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,3 +18,4 @@ cd "$(dirname "$0")/.."
 ./build/tests/bench/bench_policies 1000000 4096 tiresias,las,srtf || [ $? -eq 77 ]
 ./build/tests/bench/bench_lp 2000 100
 ./build/tests/bench/bench_pipe 100000
+./build/tests/bench/bench_python_policy 100000

@@ -29,3 +29,5 @@ ctest --test-dir build-asan -LE slow --output-on-failure -j "$jobs"
 ./build/tests/bench/bench_lp 300 10
 # The pipe protocol: the Python FIFO over the pipe against the native fifo, 5,000 jobs (bench_pipe's default is 100,000).
 ./build/tests/bench/bench_pipe 5000
+# The in-process Python FIFO against the native fifo (bench_python_policy's default is the 100,000 jobs).
+./build/tests/bench/bench_python_policy 10000

@@ -469,7 +469,8 @@ void apply_config_json(RunConfig& c, const Json& doc, const std::string& origin,
         KeyValue value = from_json(k, doc[k.key], origin);
         if (k.kind == K::Path && !base_dir.empty() && std::filesystem::path(value.text).is_relative())
             value.text = base_dir + "/" + value.text;
-        // Parameters that name files, and an exec: policy's file arguments, are read from the spec's folder.
+        // A policy's files (File params; py:FILE.py:CLASS, whose file is its `source` param; an exec: policy's
+        // file arguments) are read relative to the file that named them.
         if ((k.kind == K::Params || std::string_view(k.key) == "policy") && !base_dir.empty()) c.params_dir = base_dir;
         try {
             k.set(c, value, k.key);
