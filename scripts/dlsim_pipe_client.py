@@ -4,7 +4,7 @@
     dlsim run --policy exec:'python3 scripts/dlsim_pipe_client.py FILE.py:CLASS' [--param k=v ...]
 
 It installs a stand-in module named `dlsim` (Policy, NEVER, seconds, micros: the names of the Python policy
-API, PYAPI), loads CLASS from FILE.py, and serves dlsim's calls: it keeps a mirror of the view from what
+API, sim/python/PYTHON_API.md), loads CLASS from FILE.py, and serves dlsim's calls: it keeps a mirror of the view from what
 dlsim sends (jobs, free GPUs per type and node, the running list, the rate table), calls
 `decide(view, changes, decisions)` and answers with the decisions. So a policy file written for the
 in-process module (`--policy py:FILE.py:CLASS`) runs unchanged over the pipe.
@@ -207,7 +207,7 @@ _FLOAT = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
 
 
 def param_value(text):
-    """A --param value as a Python value: int and float literals, true/false, else the text (PYAPI)."""
+    """A --param value as a Python value: int and float literals, true/false, else the text (sim/python/PYTHON_API.md)."""
     if _INT.match(text):
         return int(text)
     if _FLOAT.match(text):
@@ -218,7 +218,7 @@ def param_value(text):
 
 
 def install_module():
-    """sys.modules['dlsim']: the names a policy file may use (PYAPI.md)."""
+    """sys.modules['dlsim']: the names a policy file may use (sim/python/PYTHON_API.md)."""
     module = types.ModuleType("dlsim", "dlsim's Python policy API (the pipe client's stand-in)")
     module.Policy = Policy
     module.NEVER = NEVER

@@ -33,7 +33,9 @@ namespace {
 
 const std::string kSource = DLSIM_SOURCE_DIR;
 const std::string kClient = kSource + "/scripts/dlsim_pipe_client.py";
-const std::string kFifo = kSource + "/tests/data/python/fifo.py";
+// The example policies in policies/python/ run unchanged in-process (py:) and over the pipe (exec:).
+const std::string kFifo = kSource + "/policies/python/fifo.py";
+const std::string kLas = kSource + "/policies/python/las.py";
 const std::string kMisbehave = kSource + "/tests/data/pipe/misbehave.py";
 const std::string kBoom = kSource + "/tests/data/python/boom.py";
 
@@ -169,6 +171,17 @@ TEST_CASE("pipe: the Python FIFO over the pipe gives the native fifo's result on
     check_same_as_native("--trace " + philly + " --resample-rate 6 --resample-jobs 10000", "fifo", kFifo + ":Fifo");
 }
 
+TEST_CASE("pipe: the Python LAS over the pipe gives the native las's result on the bundled trace", "[pipe]") {
+    check_same_as_native("", "las", kLas + ":Las");
+}
+
+TEST_CASE("pipe: the Python LAS over the pipe gives the native las's result on 10,000 re-sampled Philly jobs",
+          "[pipe][shared-data]") {
+    const std::string philly = std::string(DLSIM_SHARED_DATA) + "/traces/pollux/philly.csv";
+    if (!shared_data_present(philly)) return;
+    check_same_as_native("--trace " + philly + " --resample-rate 6 --resample-jobs 10000", "las", kLas + ":Las");
+}
+
 TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, and writes no result", "[pipe]") {
     struct Case {
         const char* mode;
@@ -239,7 +252,7 @@ TEST_CASE("pipe: an exception in a Python policy names the policy file's line an
                                       ": call 3: the policy reported an error: " + kBoom +
                                       ":20: ZeroDivisionError: division by zero\n"));
     CHECK_THAT(r.err, Catch::Contains("Traceback (most recent call last):"));  // the client's stderr passes through
-    // Parameters reach the constructor as Python values (PYAPI.md); ParamsEcho raises with what it got.
+    // Parameters reach the constructor as Python values (sim/python/PYTHON_API.md); ParamsEcho raises with what it got.
     const CliResult p = run_cli("run --policy '" + python_policy(kBoom + ":ParamsEcho") +
                                 "' --param a=1 --param b=2.5 --param c=true --param d=x --param e=-3e2");
     CHECK(p.exit_code == 2);

@@ -102,6 +102,7 @@ void define_policy_api(py::module_& m) {
                                })
         .def_property_readonly("user", job_field(&JobInfo::user))
         .def_property_readonly("vc", job_field(&JobInfo::vc))
+        .def_property_readonly("weight", job_field(&JobInfo::weight))
         .def_property_readonly("state",
                                [](const JobHandle& h) {
                                    return py::reinterpret_borrow<py::str>(
@@ -116,6 +117,7 @@ void define_policy_api(py::module_& m) {
         .def_property_readonly("alloc_gpus", job_field(&JobInfo::alloc_gpus))
         .def_property_readonly("rate", job_field(&JobInfo::rate))
         .def_property_readonly("stint_start", job_field(&JobInfo::stint_start))
+        .def_property_readonly("progress_from", job_field(&JobInfo::progress_from))
         .def_property_readonly("remaining", job_field(&JobInfo::remaining))
         .def("remaining_at", [](const JobHandle& h, Time now) { return h.info().remaining_at(now); }, py::arg("now"))
         .def("attained_at", [](const JobHandle& h, Time now) { return h.info().attained_at(now); }, py::arg("now"));

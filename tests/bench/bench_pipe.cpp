@@ -7,7 +7,7 @@
 // printed too: on a shared machine it is steadier. The target (printed, not asserted: a noisy machine must
 // not fail CI) is the pipe run within 50x of the native one. The two runs' summaries must agree (the FIFOs
 // are the same policy): exit 1 otherwise.
-//   usage: bench_pipe [jobs=100000] [FILE.py:CLASS=tests/data/python/fifo.py:Fifo] [jobs_per_hour=2]
+//   usage: bench_pipe [jobs=100000] [FILE.py:CLASS=policies/python/fifo.py:Fifo] [jobs_per_hour=2]
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
 #include "traces/synthetic.hpp"
@@ -71,7 +71,7 @@ void print(const char* label, const Figures& f) {
 int main(int argc, char** argv) {
     const std::string source = DLSIM_SOURCE_DIR;
     const std::size_t jobs = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 100'000;
-    const std::string file_class = argc > 2 ? argv[2] : source + "/tests/data/python/fifo.py:Fifo";
+    const std::string file_class = argc > 2 ? argv[2] : source + "/policies/python/fifo.py:Fifo";
     const double rate = argc > 3 ? std::strtod(argv[3], nullptr) : 2.0;
     if (jobs == 0 || !(rate > 0)) {
         fmt::print(stderr, "usage: bench_pipe [jobs=100000] [FILE.py:CLASS] [jobs_per_hour=2]\n");
