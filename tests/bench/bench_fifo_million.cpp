@@ -4,7 +4,7 @@
 //   usage: bench_fifo_million [jobs=1000000] [jobs_per_hour=22] [policy=fifo]
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
-#include "traces/synthetic.hpp"
+#include "tests/bench/gavel_mix_trace.hpp"
 
 #include <fmt/format.h>
 
@@ -31,12 +31,7 @@ int main(int argc, char** argv) {
         "node_types": {"dgx": {"gpu_type": "V100", "gpus": 8}}, "racks": [{"node_type": "dgx", "nodes": 16, "count": 8}]})",
                                "bench-1024.json");
     in.profiles = load_profiles(std::string(DLSIM_SOURCE_DIR) + "/models/profiles/gavel.json");
-    GavelMixOptions g;
-    g.num_jobs = jobs;
-    g.jobs_per_hour = rate;
-    g.seed = 42;
-    for (const auto& m : in.profiles.models) g.models.push_back(m.name);
-    in.trace = generate_gavel_mix(g);
+    in.trace = bench::gavel_mix_trace(in.profiles, jobs, rate);
     const auto t1 = clock::now();
 
     RunConfig c;

@@ -10,7 +10,7 @@
 //   usage: bench_pipe [jobs=100000] [FILE.py:CLASS=policies/python/fifo.py:Fifo] [jobs_per_hour=2]
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
-#include "traces/synthetic.hpp"
+#include "tests/bench/gavel_mix_trace.hpp"
 
 #include <fmt/format.h>
 
@@ -80,12 +80,7 @@ int main(int argc, char** argv) {
     RunInputs in;
     in.cluster = load_cluster(source + "/models/clusters/gavel_simulated.json");
     in.profiles = load_profiles(source + "/models/profiles/gavel.json");
-    GavelMixOptions g;
-    g.num_jobs = jobs;
-    g.jobs_per_hour = rate;
-    g.seed = 42;
-    for (const auto& m : in.profiles.models) g.models.push_back(m.name);
-    in.trace = generate_gavel_mix(g);
+    in.trace = bench::gavel_mix_trace(in.profiles, jobs, rate);
 
     const std::string pipe = "exec:/usr/bin/python3 " + source + "/scripts/dlsim_pipe_client.py " + file_class;
     fmt::print("bench_pipe: {} jobs of Gavel's mix at {} jobs/h on {} GPUs (3 types); pipe policy {}\n", jobs, rate,

@@ -5,7 +5,7 @@
 //   usage: bench_python_policy [jobs=100000] [jobs_per_hour=22]
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
-#include "traces/synthetic.hpp"
+#include "tests/bench/gavel_mix_trace.hpp"
 
 #include <fmt/format.h>
 
@@ -22,12 +22,7 @@ int main(int argc, char** argv) {
         "node_types": {"dgx": {"gpu_type": "V100", "gpus": 8}}, "racks": [{"node_type": "dgx", "nodes": 16, "count": 8}]})",
                                "bench-1024.json");
     in.profiles = load_profiles(std::string(DLSIM_SOURCE_DIR) + "/models/profiles/gavel.json");
-    GavelMixOptions g;
-    g.num_jobs = jobs;
-    g.jobs_per_hour = rate;
-    g.seed = 42;
-    for (const auto& m : in.profiles.models) g.models.push_back(m.name);
-    in.trace = generate_gavel_mix(g);
+    in.trace = bench::gavel_mix_trace(in.profiles, jobs, rate);
 
     struct Figures {
         double wall, policy, calls;
