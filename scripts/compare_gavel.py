@@ -14,7 +14,8 @@ Gavel's saturation load are shown but not judged. Then each series' saturation l
 Gavel's: the lowest swept rate whose mean JCT exceeds 4x the mean JCT at the lowest swept rate (issue 11's
 rule; both over the rates the sweep and the notebook share). Alongside, the mean over the sweep's seeds
 against --seed-means (seed-averaged numbers the notebooks print, where they have them), and the
-preemptions and migrations per job (means over seeds).
+preemptions and migrations per job (means over seeds; per job that arrived before the run stopped, when
+the run replays a trace at a load_scale).
 
 The rate is the run's load_scale (a trace at 1 job/h scaled to R jobs/h) or, for resampled sweeps,
 resample_rate. For runs that replay a trace, the table notes any run whose measured window finished after
@@ -27,6 +28,7 @@ series' saturation load within one sweep step of Gavel's. Exit 1 when a check fa
 --load-out CSV writes series,rate,mean,min,max,n (hours, over seeds) and --plot PNG draws it (matplotlib).
 """
 import argparse
+import bisect
 import csv
 import json
 import sys
@@ -56,13 +58,12 @@ def series_label(parameters):
     return label
 
 
-def last_arrival(trace_path, cache={}):
-    """The trace's last submit_time (seconds), read once per file; None when it cannot be read."""
+def arrivals(trace_path, cache={}):
+    """The trace's submit times (seconds), sorted, read once per file; None when it cannot be read."""
     if trace_path not in cache:
         try:
             with open(trace_path, newline="") as f:
-                rows = csv.DictReader(f)
-                cache[trace_path] = max(float(r["submit_time"]) for r in rows)
+                cache[trace_path] = sorted(float(r["submit_time"]) for r in csv.DictReader(f))
         except (OSError, KeyError, ValueError):
             cache[trace_path] = None
     return cache[trace_path]
@@ -82,14 +83,18 @@ def load_sweep(index_path):
         label = series_label(p)
         rate = float(p["load_scale"] if "load_scale" in p else p["resample_rate"])
         s = run["summary"]
-        jobs = max(1, s["jobs"])
+        jobs = s["jobs"]  # churn per job that arrived before the run stopped (a replayed stream is longer)
+        if "trace" in p and "load_scale" in p:
+            times = arrivals(str(spec_dir / p["trace"]))
+            if times:
+                replayed += 1
+                stop = s.get("makespan", 0) * float(p["load_scale"])  # on the trace's own time axis
+                jobs = bisect.bisect_right(times, stop)
+                if stop > times[-1]:
+                    drained.append(f"{label} at {rate:g} jobs/h, seed {p.get('seed', 0)}")
+        jobs = max(1, jobs)
         points[label][rate][int(p.get("seed", 0))] = {
             "jct": s["avg_jct"] / 3600.0, "pre": s["preemptions"] / jobs, "mig": s["migrations"] / jobs}
-        if "trace" in p and "load_scale" in p:
-            end = last_arrival(str(spec_dir / p["trace"]))
-            replayed += end is not None
-            if end is not None and s.get("makespan", 0) > end / float(p["load_scale"]):
-                drained.append(f"{label} at {rate:g} jobs/h, seed {p.get('seed', 0)}")
     return points, drained, replayed
 
 
@@ -98,8 +103,9 @@ def load_reference(path, trace_kind):
     ref = defaultdict(dict)
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            if row["metric"] == "mean_jct_hours" and row["trace_kind"].startswith(trace_kind):
-                ref[row["policy"]][float(row["input_job_rate_jobs_per_hr"])] = float(row["value"])
+            value = float(row["value"])
+            if row["metric"] == "mean_jct_hours" and row["trace_kind"].startswith(trace_kind) and value == value:
+                ref[row["policy"]][float(row["input_job_rate_jobs_per_hr"])] = value  # (a nan: no number)
     return ref
 
 

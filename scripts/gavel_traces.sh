@@ -17,8 +17,9 @@ make() {  # file, generator arguments...
   mv "$dir/$file.tmp" "$dir/$file"
 }
 if grep -q '"trace": "pool.csv"' "$dir/sweep.json"; then make pool.csv --jobs 100000 --seed 0; fi
-# 7,000 jobs: at the highest swept rate job 4999 finishes before the stream's last arrival (jobs 5000-6999
-# keep the load on while the window drains, as Gavel's endless generator does).
+# 20,000 jobs: Gavel's generator never stops (simulate() with jobs_to_complete generates jobs until the
+# window has finished), so the stream must outlast the window at every swept rate; with 7,000 the arrivals
+# ran out before jobs 4000-4999 finished in the saturated runs (compare_gavel.py reports any such run).
 for seed in $(grep -o '"gavel_stream_seed[0-9]*\.csv"' "$dir/sweep.json" | tr -dc '0-9\n' | sort -un); do
-  make "gavel_stream_seed$seed.csv" --gavel-streams --jobs 7000 --seed "$seed"
+  make "gavel_stream_seed$seed.csv" --gavel-streams --jobs 20000 --seed "$seed"
 done

@@ -18,8 +18,8 @@ if [ ! -e "$notebook" ]; then
 fi
 rm -rf "$scratch"
 mkdir -p "$scratch"
-"$dlsim" trace generate --gavel-paper --gavel-streams --seed 0 --rate 1 --jobs 7000 --out "$scratch/single.csv"
-"$dlsim" trace generate --gavel-paper --multi-gpu --gavel-streams --seed 0 --rate 1 --jobs 7000 \
+"$dlsim" trace generate --gavel-paper --gavel-streams --seed 0 --rate 1 --jobs 20000 --out "$scratch/single.csv"
+"$dlsim" trace generate --gavel-paper --multi-gpu --gavel-streams --seed 0 --rate 1 --jobs 20000 \
   --out "$scratch/multi.csv"
 sweep() {  # name trace policies rates
   local name=$1 trace=$2 policies=$3 rates=$4
