@@ -173,8 +173,8 @@ def main():
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     sat_lines = [f"| series | dlsim seed {args.seed} | Gavel seed 0 | one step apart? | dlsim mean | "
                  "Gavel seed mean |", "|---|---|---|---|---|---|"]
-    judged = passed = 0
-    seed0_curves, misses = {}, []
+    judged = passed = mean_judged = mean_passed = 0
+    seed0_curves, misses, mean_misses = {}, [], []
     for label in sorted(points):
         gavel = GAVEL_NAME.get(label)
         series = points[label]
@@ -201,6 +201,13 @@ def main():
                         misses.append(f"{label} at {rate:g} ({ratio:.3f})")
             seeds = ", ".join(f"{v[s]['jct']:.2f}" for s in sorted(v))
             gm = theirs_mean.get(rate)
+            mean_sat = saturation(theirs_mean, sorted(set(mean) & set(theirs_mean)))
+            if gm and (mean_sat is None or rate < mean_sat):  # the same rule on the seed means
+                mean_judged += 1
+                if abs(mean[rate] / gm - 1) <= args.tolerance:
+                    mean_passed += 1
+                else:
+                    mean_misses.append(f"{label} at {rate:g} ({mean[rate] / gm:.3f})")
             pre = sum(x["pre"] for x in v.values()) / len(v)
             mig = sum(x["mig"] for x in v.values()) / len(v)
             lines.append(f"| {label} | {gavel or '-'} | {rate:g} | {fmt(o)} | {fmt(g)} | {fmt(ratio, '.3f')} | "
@@ -216,6 +223,10 @@ def main():
                 f"{sat_text(saturation(theirs_mean, mean_rates), mean_rates) if mean_rates else '-'} |")
     summary = [f"Seed {args.seed} against Gavel's seed-0 numbers: {passed} of {judged} points below Gavel's "
                f"saturation load within {tol}" + (f"; misses: {'; '.join(misses)}." if misses else ".")]
+    if mean_judged:
+        summary.append(f"Seed mean against the notebook's seed means: {mean_passed} of {mean_judged} points below "
+                       f"their saturation load within {tol}"
+                       + (f"; misses: {'; '.join(mean_misses)}." if mean_misses else "."))
     if drained:
         summary.append(f"Window finished after the trace's last arrival (load dropped): {'; '.join(drained)}.")
     elif replayed:
