@@ -29,7 +29,7 @@ notebook=../shared/data/gavel/reference/notebook_continuous_results.csv
 
 run() {
   local name=$1 dir=results/reference/$1
-  bash scripts/gavel_pool.sh ./build/dlsim "$dir"  # Gavel's experiments draw from a generated job pool
+  bash scripts/gavel_traces.sh ./build/dlsim "$dir"  # Gavel's job streams and pools: generated, not committed
   ./build/dlsim sweep "$dir/sweep.json" --out "$dir" --jobs 2
   case $name in
     gavel-fifo-srtf)
@@ -42,11 +42,15 @@ run() {
       plot vc --index "$dir/index.json" --where resample_rate=9 --where seed=1 --where policy=fifo,las,tiresias \
         -o "$dir/vc_rate9.png" --data-out "$dir/vc_rate9.csv" ;;
     gavel-continuous-single|gavel-continuous-multi)
-      local kind=continuous-single x=0.4
-      [ "$name" = gavel-continuous-multi ] && kind=continuous-multiple && x=0.2
-      plot load "$dir/index.json" --x resample_rate --metrics avg_jct -o "$dir/load.png" --data-out "$dir/load.csv"
+      # Seed 0 against the notebook CSV (Gavel's seed-0 runs), seed means against the notebook's seed-averaged
+      # cells where it prints them (notebook_seed_means.csv; the multi-GPU notebook only). The load plot
+      # comes from compare_gavel.py too: plot.py's series are policies, which would merge gavel-las with
+      # its space-sharing runs.
+      local kind=continuous-single means=()
+      [ "$name" = gavel-continuous-multi ] && kind=continuous-multiple
+      [ -e "$dir/notebook_seed_means.csv" ] && means=(--seed-means "$dir/notebook_seed_means.csv")
       "$python" scripts/compare_gavel.py "$dir/index.json" --notebook "$notebook" --trace-kind "$kind" \
-        -o "$dir/comparison.md" > /dev/null ;;
+        "${means[@]}" -o "$dir/comparison.md" --load-out "$dir/load.csv" --plot "$dir/load.png" > /dev/null ;;
     gavel-ftf-rho)
       "$python" scripts/rho_table.py "$dir/index.json" --baseline gavel-isolated -o "$dir/table.md" > /dev/null
       plot fairness --index "$dir/index.json" --where resample_rate=2 --where seed=0 --logx -o "$dir/ftf_cdf_rate2.png" ;;
