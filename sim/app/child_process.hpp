@@ -3,6 +3,8 @@
 // shell, written to and read from line by line under a deadline, so a child that stops reading or
 // answering can never hang the run, and always killed and reaped when dropped (no zombie).
 #include <chrono>
+#include <sched.h>
+
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -50,12 +52,16 @@ private:
     /// Reaps the child if it has exited (blocking when `block`); true once reaped.
     bool reap(bool block);
     void close_fd(int& fd);
+    /// Pins the calling thread and the child to the CPU the thread runs on (see the .cpp for why).
+    void share_cpu();
 
     pid_t pid_ = -1;
     int to_child_ = -1, from_child_ = -1;
     std::string in_;            // bytes read and not yet returned as lines (reused: no allocation per call)
     std::size_t in_begin_ = 0;  // the first unread byte of in_
     std::string exit_;
+    bool restore_affinity_ = false;
+    cpu_set_t saved_affinity_{};  // the calling thread's affinity before share_cpu
 };
 
 }  // namespace dlsim
