@@ -213,7 +213,7 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
     }
 
     // Pairs: the candidates against the problem's (both by ascending member keys).
-    std::vector<int> pair_column(pairs, -1);
+    std::vector<const Problem::Pair*> pair_of(pairs, nullptr);  // the kept pairs' columns and coefficients
     {
         auto it = P.pairs.begin();
         std::vector<double> coef(2 * types);
@@ -246,7 +246,7 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
                 it->second.coef = coef;
                 P.write_pair_columns(it->second, *job_of[a], *job_of[b]);
             }
-            pair_column[p] = it->second.first_column;
+            pair_of[p] = &it->second;
             ++it;
         }
     }
@@ -257,8 +257,8 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
     for (std::size_t m = 0; m < jobs; ++m)
         for (std::size_t t = 0; t < types; ++t) lp.set_objective(job_of[m]->first_column + static_cast<int>(t), 0.0);
     for (std::size_t p = 0; p < pairs; ++p)
-        if (pair_column[p] >= 0)
-            for (std::size_t t = 0; t < types; ++t) lp.set_objective(pair_column[p] + static_cast<int>(t), 0.0);
+        if (pair_of[p])
+            for (std::size_t t = 0; t < types; ++t) lp.set_objective(pair_of[p]->first_column + static_cast<int>(t), 0.0);
     LpStatus status = lp.solve();
     if (lp.last_cold()) ++cold_starts_;
     if (status != LpStatus::Optimal)
@@ -272,11 +272,10 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
         for (std::size_t t = 0; t < types; ++t)
             lp.set_objective(job_of[m]->first_column + static_cast<int>(t), job_of[m]->coef[t]);
     for (std::size_t p = 0; p < pairs; ++p)
-        if (pair_column[p] >= 0) {
-            const Problem::Pair& pair = P.pairs.find({s.jobs[in.pairs[p].first].key, s.jobs[in.pairs[p].second].key})->second;
+        if (pair_of[p])
             for (std::size_t t = 0; t < types; ++t)
-                lp.set_objective(pair_column[p] + static_cast<int>(t), pair.coef[2 * t] + pair.coef[2 * t + 1]);
-        }
+                lp.set_objective(pair_of[p]->first_column + static_cast<int>(t),
+                                 pair_of[p]->coef[2 * t] + pair_of[p]->coef[2 * t + 1]);
     status = lp.solve();
     if (status != LpStatus::Optimal)
         throw InternalError(fmt::format("packed allocation: phase 2 ended {}", to_string(status)));
@@ -284,9 +283,10 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
         for (std::size_t t = 0; t < types; ++t)
             result_.x_single[m * types + t] = std::max(0.0, lp.column_value(job_of[m]->first_column + static_cast<int>(t)));
     for (std::size_t p = 0; p < pairs; ++p)
-        if (pair_column[p] >= 0)
+        if (pair_of[p])
             for (std::size_t t = 0; t < types; ++t)
-                result_.x_pair[p * types + t] = std::max(0.0, lp.column_value(pair_column[p] + static_cast<int>(t)));
+                result_.x_pair[p * types + t] =
+                    std::max(0.0, lp.column_value(pair_of[p]->first_column + static_cast<int>(t)));
     return result_;
 }
 
