@@ -176,6 +176,62 @@ TEST_CASE("linear program: dual simplex re-solves bound changes and reports infe
     CHECK(lp.objective_value() == exact(2));
 }
 
+TEST_CASE("linear program: basis snapshots and the capped dual simplex first", "[lp]") {
+    // maximize x + y s.t. x + 2y <= 4, 3x + y <= 6, x, y in [0, 10]: (8/5, 6/5), 14/5 with both rows tight.
+    LinearProgram lp(LpSense::Maximize);
+    const int x = lp.add_column(0, 10, 1);
+    const int y = lp.add_column(0, 10, 1);
+    const std::vector<LpTerm> a{{x, 1}, {y, 2}};
+    const std::vector<LpTerm> b{{x, 3}, {y, 1}};
+    lp.add_row(-inf, 4, a);
+    lp.add_row(-inf, 6, b);
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    LinearProgram::BasisSnapshot optimum;
+    lp.save_basis(optimum);
+    CHECK(lp.column_basic(x));
+    CHECK(lp.column_basic(y));
+    CHECK_FALSE(lp.row_basic(0));
+
+    // Another objective moves the basis (max x: (2, 0), row 0 slack); restoring puts the first optimum back,
+    // and with the first objective it re-solves in no pivot.
+    lp.set_objective(y, 0);
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    CHECK(lp.objective_value() == exact(2));
+    CHECK(lp.row_basic(0));
+    REQUIRE(lp.restore_basis(optimum));
+    CHECK_FALSE(lp.row_basic(0));
+    lp.set_objective(y, 1);
+    lp.set_method(LpMethod::DualFirst);
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    CHECK(lp.last_iterations() == 0);
+    CHECK(lp.objective_value() == exact(14.0 / 5));
+
+    // A new row x + y <= 2 cuts the optimum off; the basis stays dual feasible and the dual simplex reaches
+    // the new optimum 2 (e.g. (2, 0)) without a cold start.
+    const std::vector<LpTerm> sum{{x, 1}, {y, 1}};
+    const int cut = lp.add_row(-inf, 2, sum);
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    CHECK_FALSE(lp.last_cold());
+    CHECK(lp.objective_value() == exact(2));
+
+    // From a basis that is not dual feasible (objective now favours y, optimum (0, 2) = 4 on 2y), a dual
+    // simplex capped at one pivot cannot finish: the primal simplex from the same start does, same optimum.
+    lp.set_objective(x, 0);
+    lp.set_objective(y, 2);
+    lp.set_row_bounds(cut, -inf, 3);
+    lp.set_dual_pivot_cap(1);
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    CHECK(lp.objective_value() == exact(4));
+    CHECK(lp.column_value(y) == exact(2));
+
+    // A snapshot of another shape is refused and changes nothing.
+    LinearProgram::BasisSnapshot empty;
+    CHECK_FALSE(lp.restore_basis(empty));
+    CHECK_FALSE(lp.restore_basis(optimum));  // taken with two rows; the program has three
+    CHECK(lp.solve() == LpStatus::Optimal);
+    CHECK(lp.last_iterations() == 0);
+}
+
 TEST_CASE("allocation lp: max-min fairness by hand", "[lp]") {
     SECTION("2x2: z* = 8/7") {
         // T^prop_A = (2 + 1)/2 = 3/2, c_A = {4/3, 2/3}; T^prop_B = 1, c_B = 2·{1, 1}: the 2x2 LP of the header.

@@ -76,6 +76,12 @@ struct AllocationLp::State {
     std::vector<std::pair<std::uint32_t, int>> by_key;  // (key, slot), ascending key: the last call's jobs
     double previous_rho = 0;                             // FTF ρ* of the last call (the next bracket's start)
     std::vector<LpTerm> level_terms;                     // column 0's entries as last written
+    // Max-min: the phase-1 optimum's basis, put back after phase 2 so that the next call's phase 1 starts from
+    // a basis that is optimal for its objective (z) up to the next call's changes, and re-solves by the dual
+    // simplex in about as many pivots as rows changed (phase 2's basis is optimal for Σ c·x instead).
+    LinearProgram::BasisSnapshot phase1_basis;
+    bool phase1_basis_back_ = false;  // the problem holds the last phase-1 optimum's basis
+    bool coefficients_moved_ = false;  // a continuing job's coefficients or gang changed this call
 
     // Per-call scratch, input order (grown, never shrunk).
     std::vector<int> slot_of;
@@ -193,6 +199,7 @@ void AllocationLp::State::rebuild(std::size_t type_count) {
     level_terms.clear();
     previous_rho = 0;
     have_previous_ = false;
+    phase1_basis_back_ = false;
     built = true;
 }
 
@@ -384,6 +391,7 @@ void AllocationLp::State::compute_rates(const AllocationInput& input) {
 // Writes each job's columns where its gang, coefficients or bounds changed (or the slot is fresh), and the
 // capacity and objective-row bounds every call (O(types + jobs) cheap calls).
 void AllocationLp::State::write_columns(const AllocationInput& input) {
+    coefficients_moved_ = false;
     for (std::size_t t = 0; t < types; ++t) program.set_row_bounds(static_cast<int>(t), -inf, input.capacities[t]);
     for (std::size_t i = 0; i < input.jobs.size(); ++i) {
         const int slot = slot_of[i];
@@ -392,6 +400,7 @@ void AllocationLp::State::write_columns(const AllocationInput& input) {
         bool changed = slot_fresh[s] || slot_gang[s] != gang;
         for (std::size_t t = 0; t < types && !changed; ++t)
             changed = slot_rate[s * types + t] != row_coef[i * types + t];
+        if (changed && !slot_fresh[s]) coefficients_moved_ = true;
         if (changed) {
             for (std::size_t t = 0; t < types; ++t) {
                 const double coefficient = row_coef[i * types + t];
@@ -576,16 +585,23 @@ void AllocationLp::State::solve_max_min(const AllocationInput& input) {
 
     program.set_column_bounds(level_column, -inf, inf);
     set_objective(input, false, 1.0);
+    // From the last phase-1 optimum, arrivals (their objective rows violated) and departures (their columns
+    // fixed at 0) leave the basis dual feasible: the dual simplex repairs it. Changed coefficients of
+    // continuing jobs do not, so those calls take the primal simplex.
+    program.set_method(phase1_basis_back_ && !coefficients_moved_ ? LpMethod::DualFirst : LpMethod::Primal);
     LpStatus status = run(result);
     if (status != LpStatus::Optimal) bad_input(fmt::format("max-min phase 1 ended {}", to_string(status)));
     const double z = program.objective_value();
     result.objective = z;
+    program.save_basis(phase1_basis);
 
     program.set_column_bounds(level_column, z - std::abs(z) * phase2_relative_slack, inf);
     set_objective(input, true, 0.0);
+    program.set_method(LpMethod::Primal);
     status = run(result);
     if (status != LpStatus::Optimal) bad_input(fmt::format("max-min phase 2 ended {}", to_string(status)));
     read_x(input);
+    phase1_basis_back_ = program.restore_basis(phase1_basis);
 }
 
 void AllocationLp::State::solve_throughput(const AllocationInput& input) {

@@ -35,7 +35,11 @@ enum class LpStatus { Optimal, Infeasible, Unbounded, Error };
 
 /// Primal simplex, or dual simplex falling back to primal (GLPK's GLP_DUALP). After changes to row or column
 /// bounds only, the previous optimal basis stays dual feasible, so the dual method re-solves in a few pivots.
-enum class LpMethod { Primal, DualPrimal };
+/// DualFirst: the dual simplex from the current basis, capped at a few pivots (set_dual_pivot_cap, default 100);
+/// if it does not reach the optimum within them, the primal simplex from the same starting basis. For re-solves whose start is
+/// usually dual feasible (new rows violated, columns fixed) but not always: GLPK's dual simplex from a basis
+/// that is not dual feasible can take as many pivots as a cold solve.
+enum class LpMethod { Primal, DualPrimal, DualFirst };
 
 /// "optimal", "infeasible", "unbounded", "error".
 const char* to_string(LpStatus status);
@@ -78,6 +82,7 @@ public:
     void set_objective(int column, double coefficient);
     void set_sense(LpSense sense);
     void set_method(LpMethod method) { method_ = method; }
+    void set_dual_pivot_cap(int pivots) { dual_pivot_cap_ = pivots > 0 ? pivots : 1; }
     /// GLPK's relative primal feasibility tolerance (tol_bnd, default 1e-7). Bisections that decide on
     /// feasibility tighten it so that a bound violated by less than the tolerance does not pass as feasible.
     void set_primal_tolerance(double tolerance);
@@ -90,6 +95,17 @@ public:
     bool column_basic(int column) const;
     void set_row_basic(int row, bool basic);
     void set_column_basic(int column, bool basic);
+
+    /// Every variable's basis status (GLPK's GLP_BS/NL/NU/NF/NS), rows then columns: a snapshot to return to a
+    /// basis known to be good for another objective (e.g. a two-phase LP resumes phase 1 from the last phase-1
+    /// optimum). A nonbasic status that no longer fits a variable's bounds is corrected by GLPK.
+    struct BasisSnapshot {
+        std::vector<signed char> status;
+        bool empty() const { return status.empty(); }
+    };
+    void save_basis(BasisSnapshot& snapshot) const;
+    /// False (and nothing changed) when the snapshot is empty or was taken with other numbers of rows or columns.
+    bool restore_basis(const BasisSnapshot& snapshot);
 
     int columns() const;
     int rows() const;
@@ -110,8 +126,9 @@ private:
     };
     void check_column(int column, const char* what) const;
     void check_row(int row, const char* what) const;
-    enum class Fallback { None, Textbook, Presolve };
+    enum class Fallback { None, Textbook, Presolve, CappedDual };
     int run_simplex(Fallback fallback);
+    bool try_capped_dual();
     // Fills index_/value_ (1-based, GLPK's layout) from terms over `count` indices; throws on a bad term,
     // naming `kind index` ("row 3").
     int gather_terms(std::span<const LpTerm> terms, int count, const char* kind, int index);
@@ -123,6 +140,8 @@ private:
     int last_iterations_ = 0;
     LpMethod method_ = LpMethod::Primal;
     double primal_tolerance_ = 1e-7;
+    BasisSnapshot dual_start_;  // DualFirst's starting basis, for the primal retry
+    int dual_pivot_cap_ = 100;
     // Scratch reused by the setters (no allocation per call once grown): GLPK index/value arrays and a
     // stamp per index for the duplicate check.
     std::vector<int> index_;
