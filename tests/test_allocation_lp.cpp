@@ -224,6 +224,16 @@ TEST_CASE("linear program: basis snapshots and the capped dual simplex first", "
     CHECK(lp.objective_value() == exact(4));
     CHECK(lp.column_value(y) == exact(2));
 
+    // solve_expecting_optimum: a warm solve that ends without an optimum is tried again cold; an LP that is
+    // really infeasible (x + y >= 7 > 3) stays so, and the answer says the retry was cold.
+    lp.set_row_bounds(cut, 7, inf);
+    CHECK(lp.solve_expecting_optimum() == LpStatus::Infeasible);
+    CHECK(lp.last_cold());
+    lp.set_row_bounds(cut, -inf, 3);
+    REQUIRE(lp.solve_expecting_optimum() == LpStatus::Optimal);
+    CHECK_FALSE(lp.last_cold());
+    CHECK(lp.objective_value() == exact(4));
+
     // A snapshot of another shape is refused and changes nothing.
     LinearProgram::BasisSnapshot empty;
     CHECK_FALSE(lp.restore_basis(empty));

@@ -111,8 +111,9 @@ struct AllocationLp::State {
     int objective_row(int slot) const { return static_cast<int>(types) + 2 * slot + 1; }
     int slots() const { return static_cast<int>(slot_key.size()); }
 
-    LpStatus run(AllocationResult& out) {
-        const LpStatus status = program.solve();
+    // `expecting_optimum`: the program has an optimum (LinearProgram::solve_expecting_optimum).
+    LpStatus run(AllocationResult& out, bool expecting_optimum = false) {
+        const LpStatus status = expecting_optimum ? program.solve_expecting_optimum() : program.solve();
         if (out.lp_solves == 0) out.cold = program.last_cold();
         ++out.lp_solves;
         out.simplex_iterations += program.last_iterations();
@@ -589,7 +590,7 @@ void AllocationLp::State::solve_max_min(const AllocationInput& input) {
     // fixed at 0) leave the basis dual feasible: the dual simplex repairs it. Changed coefficients of
     // continuing jobs do not, so those calls take the primal simplex.
     program.set_method(phase1_basis_back_ && !coefficients_moved_ ? LpMethod::DualFirst : LpMethod::Primal);
-    LpStatus status = run(result);
+    LpStatus status = run(result, true);
     if (status != LpStatus::Optimal) bad_input(fmt::format("max-min phase 1 ended {}", to_string(status)));
     const double z = program.objective_value();
     result.objective = z;
@@ -598,7 +599,7 @@ void AllocationLp::State::solve_max_min(const AllocationInput& input) {
     program.set_column_bounds(level_column, z - std::abs(z) * phase2_relative_slack, inf);
     set_objective(input, true, 0.0);
     program.set_method(LpMethod::Primal);
-    status = run(result);
+    status = run(result, true);
     if (status != LpStatus::Optimal) bad_input(fmt::format("max-min phase 2 ended {}", to_string(status)));
     read_x(input);
     phase1_basis_back_ = program.restore_basis(phase1_basis);

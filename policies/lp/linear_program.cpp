@@ -441,6 +441,13 @@ LpStatus LinearProgram::solve() {
     }
 }
 
+LpStatus LinearProgram::solve_expecting_optimum() {
+    const LpStatus status = solve();
+    if (status == LpStatus::Optimal || last_cold_) return status;
+    reset_basis();
+    return solve();
+}
+
 // DualFirst: the capped dual simplex; true when it reached the optimum. Otherwise the starting basis is put back
 // for the primal simplex (the dual's pivots are then lost: the cap bounds that loss).
 bool LinearProgram::try_capped_dual() {

@@ -112,6 +112,10 @@ public:
 
     /// Runs the primal simplex. Throws InternalError on a GLPK failure.
     LpStatus solve();
+    /// For a program known to have an optimum (feasible and bounded, e.g. a max-min level over x = 0): a warm
+    /// solve that ends infeasible or unbounded is GLPK failing numerically from that basis (seen once from a
+    /// restored packed basis), so it is solved again from a cold basis. Returns the final status.
+    LpStatus solve_expecting_optimum();
     /// Valid after a solve that returned Optimal.
     double objective_value() const;
     double column_value(int column) const;

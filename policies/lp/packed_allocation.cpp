@@ -263,7 +263,7 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
     for (std::size_t p = 0; p < pairs; ++p)
         if (pair_of[p])
             for (std::size_t t = 0; t < types; ++t) lp.set_objective(pair_of[p]->first_column + static_cast<int>(t), 0.0);
-    LpStatus status = lp.solve();
+    LpStatus status = lp.solve_expecting_optimum();
     if (lp.last_cold()) ++cold_starts_;
     if (status != LpStatus::Optimal)
         throw InternalError(fmt::format("packed allocation: phase 1 ended {}", to_string(status)));
@@ -281,7 +281,7 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
             for (std::size_t t = 0; t < types; ++t)
                 lp.set_objective(pair_of[p]->first_column + static_cast<int>(t),
                                  pair_of[p]->coef[2 * t] + pair_of[p]->coef[2 * t + 1]);
-    status = lp.solve();
+    status = lp.solve_expecting_optimum();
     if (status != LpStatus::Optimal)
         throw InternalError(fmt::format("packed allocation: phase 2 ended {}", to_string(status)));
     for (std::size_t m = 0; m < jobs; ++m)
