@@ -57,10 +57,6 @@ struct PackedMaxMinAllocation::Problem {
     std::map<std::pair<std::uint32_t, std::uint32_t>, Pair> pairs;       // by the members' keys
     std::size_t live_columns = 0, dormant_columns = 0;
     std::vector<LpTerm> terms;
-    // The phase-1 optimum's basis, put back after phase 2: the next call's phase 1 starts from it (phase 2's basis
-    // is optimal for another objective) and takes about a quarter fewer pivots. The primal simplex still: new
-    // pair columns leave that basis dual infeasible, and GLPK's dual simplex was slower from it.
-    LinearProgram::BasisSnapshot phase1_basis;
 
     explicit Problem(std::size_t type_count) : types(type_count) {
         z = lp.add_column(-inf, inf, 1.0);
@@ -268,7 +264,6 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
     if (status != LpStatus::Optimal)
         throw InternalError(fmt::format("packed allocation: phase 1 ended {}", to_string(status)));
     result_.objective = lp.objective_value();
-    lp.save_basis(P.phase1_basis);
 
     // Phase 2 (§8.1): z held at z*, maximise the sum of normalised throughputs.
     lp.set_column_bounds(P.z, result_.objective * (1.0 - kPhase2Slack), Problem::inf);
@@ -292,7 +287,6 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
             for (std::size_t t = 0; t < types; ++t)
                 result_.x_pair[p * types + t] =
                     std::max(0.0, lp.column_value(pair_of[p]->first_column + static_cast<int>(t)));
-    lp.restore_basis(P.phase1_basis);
     return result_;
 }
 
