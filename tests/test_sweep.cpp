@@ -73,7 +73,7 @@ void check_same_results(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-TEST_CASE("sweep: the 24-run acceptance sweep, its index, resume, --jobs 1 vs 2, SIGTERM midway", "[sweep]") {
+TEST_CASE("sweep: the 24-run acceptance sweep, its index, resume, --jobs 1 vs 2, SIGTERM midway", "[sweep][slow]") {
     const std::string spec = acceptance_spec("acceptance", 2000);
     const std::string one = fresh_dir("sweep-jobs1"), two = fresh_dir("sweep-jobs2"), killed = fresh_dir("sweep-killed");
 
@@ -163,7 +163,7 @@ TEST_CASE("sweep: the 24-run acceptance sweep, its index, resume, --jobs 1 vs 2,
         CHECK(e.path().extension() != ".tmp");
 }
 
-TEST_CASE("sweep: --shard i/N for N = 1..5 runs each run exactly once; merge equals the local index", "[sweep]") {
+TEST_CASE("sweep: --shard i/N for N = 1..5 runs each run exactly once; merge equals the local index", "[sweep][slow]") {
     const std::string spec = acceptance_spec("shards", 150);
     const std::string local = fresh_dir("shards-local");
     REQUIRE(run_cli("sweep " + spec + " --out " + local).exit_code == 0);
