@@ -17,7 +17,8 @@ namespace {
 
 // GLPK allocates its simplex work arrays (about ten of rows + columns entries) at every glp_simplex call and
 // frees them at its end. With glibc's default trim threshold (128 KiB) the freed top of the heap goes back to
-// the kernel and the next call page-faults it in again: about 1 ms of a 2,000-job re-solve's 6 ms (bench_lp).
+// the kernel and the next call page-faults it in again: about 1 ms a round (bench_lp 2000 300 gavel-las, p50
+// 6.7 -> 5.5 ms with glibc's tunables set likewise).
 // Keeping up to 256 MiB of freed heap costs a simulator nothing. Process-wide, set once, by the first LP.
 void keep_freed_heap() {
     static const bool once = [] { return mallopt(M_TRIM_THRESHOLD, 256 << 20) == 1; }();
