@@ -143,6 +143,11 @@ void RoundScheduler::recompute_allocation(const ClusterView& view) {
     ++stats_.allocations;
 }
 
+void RoundScheduler::shuffle_type_order() {
+    if (!options_.type_aware)  // Fisher-Yates, as Gavel shuffles its worker types for agnostic policies
+        for (std::size_t i = types_; i > 1; --i) std::swap(type_order_[i - 1], type_order_[rng_.below(i)]);
+}
+
 double RoundScheduler::priority(JobIdx j, GpuTypeIdx t) const {
     const std::size_t c = cell(j, t);
     if (!in_allocation_[slot_of_[j]] || !(x_[c] > 0) || !(throughput_[c] > 0)) return 0;
@@ -153,8 +158,7 @@ double RoundScheduler::priority(JobIdx j, GpuTypeIdx t) const {
 void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
     ++walk_stamp_;
     picks_.clear();
-    if (!options_.type_aware)  // Fisher-Yates, as Gavel shuffles its worker types for agnostic policies
-        for (std::size_t i = types_; i > 1; --i) std::swap(type_order_[i - 1], type_order_[rng_.below(i)]);
+    shuffle_type_order();
     for (GpuTypeIdx t = 0; t < types_; ++t)
         capacity_[t] = waiting_only ? view.free_gpus(t) : view.cluster().gpus_of_type(t);
     const bool skip_zero = options_.gavel_compat && options_.fifo;
@@ -293,12 +297,20 @@ void RoundScheduler::place_compat(const ClusterView& view) {
     }
 }
 
-// A FIFO round in which every active job runs on a type where it has x > 0: the walk would select exactly
-// them (FIFO passes over priority 0, and what runs fits), each keeping its GPUs, so the round renews every
-// lease and emits nothing. Gavel's light-load rounds are nearly all like this; this skips their walk.
+// A FIFO round in which every running job runs on a type where it has x > 0 and no waiting job has a positive
+// priority anywhere (not yet in X, or x = 0 on every type it can use): the walk would select exactly the
+// running jobs (FIFO passes over priority 0, and what runs fits), each keeping its GPUs, so the round renews
+// every lease and emits nothing. Gavel's light-load rounds are nearly all like this, including those in which
+// a new job waits for the reset gate; this skips their walk (the type order is still shuffled, as the walk
+// would, so that later walks see the same order).
 bool RoundScheduler::renew_all_fifo(const ClusterView& view, Decisions& out) {
     const std::span<const JobIdx> running = view.running_jobs();
-    if (running.size() != active_.size()) return false;  // someone waits
+    if (running.size() != active_.size())
+        for (const JobIdx j : active_) {
+            if (view.job(j).state == JobState::Running) continue;
+            for (GpuTypeIdx t = 0; t < types_; ++t)
+                if (priority(j, t) > 0) return false;  // the walk may start it
+        }
     const Time now = view.now();
     const double tau = options_.round_s;
     Time end = kNever;
@@ -309,6 +321,7 @@ bool RoundScheduler::renew_all_fifo(const ClusterView& view, Decisions& out) {
         const Time finish = gavel_micro_task_end(now, throughput_[c], job.remaining_at(now), tau, round_);
         end = end == kNever ? finish : std::max(end, finish);
     }
+    if (running.size() != active_.size()) shuffle_type_order();
     ++stats_.rounds;
     stats_.lease_renewals += running.size();
     round_end_ = end;

@@ -113,6 +113,7 @@ private:
     /// The walk: fills picks_ with the selected jobs, in walk order. `waiting_only`: running jobs are
     /// left out and only the free GPUs count (the default mode's fill).
     void walk(const ClusterView& view, bool waiting_only);
+    void shuffle_type_order();  ///< per walk, for agnostic policies (Gavel's worker-type shuffle)
     void decide_default(const ClusterView& view, const Changes& changes, Decisions& out);
     void decide_compat(const ClusterView& view, Decisions& out);
     /// Compat FIFO: the round that only renews every lease, without a walk (false: walk).
