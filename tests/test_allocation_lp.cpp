@@ -735,4 +735,24 @@ TEST_CASE("allocation lp: the centre tie-break spreads the jobs that do not pin 
         for (std::size_t i = 0; i < 3; ++i)
             for (std::size_t t = 0; t < 3; ++t) CHECK(r.fraction(i, t) == Approx(r.fraction(0, 0)).epsilon(1e-9));
     }
+    SECTION("the centre is solved once per class of identical jobs, which then share their fractions") {
+        // Jobs 0, 1 and 3 alike (T = 3, 2, 1: c = 1.5, 1, 0.5), job 2 another model on 2 GPUs (c = 2 on each
+        // type), 2 GPUs of each type. The alike jobs split type 0 (2/3 each) and fill their share row on type 1
+        // (1/3): z* = 1.5·2/3 + 1/3 = 4/3. Job 2 needs 2·(x_1 + x_2) >= 4/3 and the centre spreads it over types
+        // 1 and 2. The alike jobs, one class, get the same bits.
+        const AllocationInput mixed =
+            make_input({2, 2, 2}, {{1, {3, 2, 1}}, {1, {3, 2, 1}}, {2, {1, 1, 1}}, {1, {3, 2, 1}}});
+        const AllocationResult& r = centre.solve(mixed);
+        check_feasible(mixed, r);
+        CHECK(r.objective == Approx(4.0 / 3).epsilon(1e-9));
+        for (std::size_t t = 0; t < 3; ++t) {
+            CHECK(r.fraction(1, t) == r.fraction(0, t));
+            CHECK(r.fraction(3, t) == r.fraction(0, t));
+        }
+        CHECK(r.fraction(0, 0) == Approx(2.0 / 3).margin(1e-5));
+        CHECK(r.fraction(0, 1) == Approx(1.0 / 3).margin(1e-5));
+        CHECK(2 * (r.fraction(2, 1) + r.fraction(2, 2)) >= 4.0 / 3 * (1 - 1.01e-6));
+        CHECK(r.fraction(2, 1) > 0.1);
+        CHECK(r.fraction(2, 2) > 0.1);
+    }
 }

@@ -319,6 +319,77 @@ TEST_CASE("analytic centre: KKT on 200 random instances", "[unit][lp]") {
     CHECK(most_steps <= 60);
 }
 
+TEST_CASE("analytic centre: identical jobs as one job with a multiplicity", "[unit][lp]") {
+    AnalyticCentre centre;
+    // The 3 jobs on W = 1 of "binding capacity couples the jobs" as one job standing for 3:
+    // 3·[log x + log(1 − x)] + log(1 − 3x), the same x = (3 − √2)/7.
+    {
+        CentreProblem p = make_problem(1, {1.0}, {1});
+        p.multiplicity = {3};
+        std::vector<double> x{0.1};
+        REQUIRE(centre.solve(p, x).ok());
+        CHECK(x[0] == tight((3 - std::sqrt(2.0)) / 7));
+    }
+    // Random instances with floors: job m repeated k_m = 1..4 times (each copy on its own row)
+    // against one job of multiplicity k_m; and multiplicity 1 everywhere is bit for bit no multiplicity.
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+        INFO("seed " << seed);
+        std::mt19937_64 rng(5000 + seed);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        RandomInstance instance = random_instance(rng, 8, 3, false);
+        CentreProblem classes = instance.problem;
+        const std::size_t T = classes.types, jobs = classes.jobs;
+        classes.multiplicity.clear();
+        for (std::size_t m = 0; m < jobs; ++m) classes.multiplicity.push_back(static_cast<double>(1 + rng() % 4));
+        CentreProblem full;
+        full.types = T;
+        std::vector<double> full_start, owner;
+        for (std::size_t m = 0; m < jobs; ++m)
+            for (int copy = 0; copy < static_cast<int>(classes.multiplicity[m]); ++copy) {
+                full.gang.push_back(classes.gang[m]);
+                full.floor_rhs.push_back(classes.floor_rhs[m]);
+                owner.push_back(static_cast<double>(m));
+                // Copies start apart (each inside its rows; a floor's copies start together, on its feasible side).
+                const double shrink = classes.has_floor(m) ? 1.0 : 0.5 + 0.5 * unit(rng);
+                for (std::size_t t = 0; t < T; ++t) {
+                    full.allowed.push_back(classes.allowed[m * T + t]);
+                    full.floor_coeff.push_back(classes.floor_coeff[m * T + t]);
+                    full_start.push_back(instance.start[m * T + t] * (copy == 0 ? 1.0 : shrink));
+                }
+            }
+        full.jobs = owner.size();
+        // Room for k_m copies of the start (random_instance leaves it for one); the shrunk copies use less.
+        for (std::size_t t = 0; t < T; ++t) {
+            double usage = 0.0;
+            for (std::size_t m = 0; m < jobs; ++m)
+                usage += classes.multiplicity[m] * classes.gang[m] * instance.start[m * T + t];
+            classes.capacity[t] = std::max(classes.capacity[t], usage + 0.05);
+        }
+        full.capacity = classes.capacity;
+        std::vector<double> x_full = full_start, x_classes = instance.start;
+        REQUIRE(centre.solve(full, x_full).ok());
+        const auto class_outcome = centre.solve(classes, x_classes);
+        INFO("classes: " << to_string(class_outcome.status) << " after " << class_outcome.newton_steps);
+        REQUIRE(class_outcome.ok());
+        for (std::size_t k = 0; k < full.jobs; ++k)
+            for (std::size_t t = 0; t < T; ++t)
+                CHECK(x_full[k * T + t] ==
+                      Approx(x_classes[static_cast<std::size_t>(owner[k]) * T + t]).epsilon(1e-8).margin(1e-12));
+        CHECK(kkt_residual(full, x_full) < 1e-8);
+
+        CentreProblem ones = instance.problem;
+        ones.multiplicity.assign(jobs, 1.0);
+        std::vector<double> x_plain = instance.start, x_ones = instance.start;
+        centre.solve(instance.problem, x_plain);
+        centre.solve(ones, x_ones);
+        CHECK(x_ones == x_plain);
+    }
+    CentreProblem bad = make_problem(1, {1.0}, {1});
+    bad.multiplicity = {0.5};
+    std::vector<double> x{0.1};
+    CHECK_THROWS_AS(centre.solve(bad, x), InternalError);
+}
+
 TEST_CASE("analytic centre: the Woodbury step equals a dense solve", "[unit][lp]") {
     AnalyticCentre centre;
     for (std::uint64_t seed = 1; seed <= 40; ++seed) {

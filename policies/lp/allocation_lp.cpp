@@ -63,6 +63,11 @@ struct AllocationLp::State {
     bool built = false;
     AnalyticCentre centre;   // the centre tie-break's Newton solver (its buffers reused across calls)
     CentreProblem face;      // its problem, rebuilt per call
+    // Identical jobs of the face as one job with a multiplicity (AnalyticCentre's "Identical jobs"): the classes'
+    // problem and start, each job's class, and the jobs in class order.
+    CentreProblem classes;
+    std::vector<double> class_x;
+    std::vector<std::uint32_t> class_of, by_class;
     bool fell_back = false;  // FTF returned the isolated allocation this call (no face to centre)
 
     // Slots, by LP position p. `slot_rate` and `slot_upper` are the coefficients and column upper bounds last
@@ -132,6 +137,7 @@ struct AllocationLp::State {
     void read_x(const AllocationInput& input);
     void spread_agnostic(const AllocationInput& input);
     void move_to_centre(const AllocationInput& input);
+    void solve_centre_by_class(std::vector<double>& x);
     void clamp_to_constraints(const AllocationInput& input);
 
     void solve_max_min(const AllocationInput& input);
@@ -533,8 +539,74 @@ void AllocationLp::State::move_to_centre(const AllocationInput& input) {
     if (!any) return;
     std::vector<double>& x = result.x;
     for (std::size_t i = 0; i < n * types; ++i) x[i] = face.allowed[i] ? std::max(0.0, x[i]) : 0.0;
-    const AnalyticCentre::Outcome outcome = centre.solve(face, x);
-    (void)outcome;  // NoInterior leaves x as it was (the vertex); the other statuses leave an interior point
+    solve_centre_by_class(x);
+}
+
+// The face's centre with identical jobs (same gang, allowed types and floor row; e.g. max-min's jobs of one
+// model and gang) solved as one class each; the same point as solving `face` itself, since the centre gives
+// identical jobs identical x. The class starts at its members' mean, a point of the face (it is convex and
+// symmetric in those jobs). NoInterior leaves x as it was (the vertex).
+void AllocationLp::State::solve_centre_by_class(std::vector<double>& x) {
+    const std::size_t n = face.jobs;
+    const auto same_class = [&](std::uint32_t a, std::uint32_t b) {
+        if (face.gang[a] != face.gang[b] || face.floor_rhs[a] != face.floor_rhs[b]) return false;
+        for (std::size_t t = 0; t < types; ++t)
+            if (face.allowed[a * types + t] != face.allowed[b * types + t] ||
+                face.floor_coeff[a * types + t] != face.floor_coeff[b * types + t])
+                return false;
+        return true;
+    };
+    const auto before = [&](std::uint32_t a, std::uint32_t b) {
+        if (face.gang[a] != face.gang[b]) return face.gang[a] < face.gang[b];
+        if (face.floor_rhs[a] != face.floor_rhs[b]) return face.floor_rhs[a] < face.floor_rhs[b];
+        for (std::size_t t = 0; t < types; ++t) {
+            if (face.allowed[a * types + t] != face.allowed[b * types + t])
+                return face.allowed[a * types + t] < face.allowed[b * types + t];
+            if (face.floor_coeff[a * types + t] != face.floor_coeff[b * types + t])
+                return face.floor_coeff[a * types + t] < face.floor_coeff[b * types + t];
+        }
+        return a < b;
+    };
+    by_class.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) by_class[i] = i;
+    std::sort(by_class.begin(), by_class.end(), before);
+    class_of.resize(n);
+    std::size_t count = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (k > 0 && !same_class(by_class[k - 1], by_class[k])) ++count;
+        class_of[by_class[k]] = static_cast<std::uint32_t>(count);
+    }
+    ++count;
+    if (count == n) {  // no two alike
+        centre.solve(face, x);
+        return;
+    }
+    classes.jobs = count;
+    classes.types = types;
+    classes.capacity = face.capacity;
+    classes.gang.assign(count, 0);
+    classes.allowed.assign(count * types, 0);
+    classes.floor_coeff.assign(count * types, 0.0);
+    classes.floor_rhs.assign(count, CentreProblem::no_floor);
+    classes.multiplicity.assign(count, 0.0);
+    class_x.assign(count * types, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t c = class_of[i];
+        classes.gang[c] = face.gang[i];
+        classes.floor_rhs[c] = face.floor_rhs[i];
+        classes.multiplicity[c] += 1;
+        for (std::size_t t = 0; t < types; ++t) {
+            classes.allowed[c * types + t] = face.allowed[i * types + t];
+            classes.floor_coeff[c * types + t] = face.floor_coeff[i * types + t];
+            class_x[c * types + t] += x[i * types + t];
+        }
+    }
+    for (std::size_t c = 0; c < count; ++c)
+        for (std::size_t t = 0; t < types; ++t) class_x[c * types + t] /= classes.multiplicity[c];
+    if (centre.solve(classes, class_x).status == CentreStatus::NoInterior) return;
+    for (std::size_t i = 0; i < n; ++i)
+        std::copy_n(class_x.begin() + static_cast<std::ptrdiff_t>(class_of[i] * types), types,
+                    x.begin() + static_cast<std::ptrdiff_t>(i * types));
 }
 
 // (B) exactly, up to round-off: x in [0, 1] and 0 where T = 0 or W = 0, each job's share <= 1 and each type's

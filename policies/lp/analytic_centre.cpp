@@ -74,6 +74,10 @@ void check_problem(const CentreProblem& problem, std::size_t x_size) {
         x_size != jobs * types)
         fail(fmt::format("sizes: {} jobs, {} types, but {} capacities, {} gangs, {} allowed flags, {} fractions", jobs,
                          types, problem.capacity.size(), problem.gang.size(), problem.allowed.size(), x_size));
+    if (!problem.multiplicity.empty() && problem.multiplicity.size() != jobs)
+        fail(fmt::format("{} multiplicities for {} jobs", problem.multiplicity.size(), jobs));
+    for (double n : problem.multiplicity)
+        if (!(n >= 1) || !std::isfinite(n)) fail(fmt::format("multiplicity {}: expected a finite number >= 1", n));
     if (!problem.floor_rhs.empty() && problem.floor_rhs.size() != jobs)
         fail(fmt::format("{} floor right-hand sides for {} jobs", problem.floor_rhs.size(), jobs));
     for (std::size_t t = 0; t < types; ++t)
@@ -143,13 +147,13 @@ bool AnalyticCentre::compute_slacks(const CentreProblem& problem, std::span<cons
     for (std::size_t m = 0; m < problem.jobs; ++m) {
         double used = 0.0;
         double floor = 0.0;
-        const double gang = problem.gang[m];
+        const double load = problem.copies(m) * problem.gang[m];
         for (std::size_t i = 0; i < allowed_count_[m]; ++i) {
             const std::size_t t = allowed_types_[m * types + i];
             const double value = x[m * types + t];
             if (!(value > 0)) inside = false;
             used += value;
-            type_slack_[t] -= gang * value;
+            type_slack_[t] -= load * value;
             if (problem.has_floor(m)) floor += problem.floor_coeff[m * types + t] * value;
         }
         job_slack_[m] = 1.0 - used;
@@ -168,22 +172,23 @@ double AnalyticCentre::barrier_value(const CentreProblem& problem, std::span<con
     for (std::size_t m = 0; m < problem.jobs; ++m) {
         double used = 0.0;
         double floor = 0.0;
-        const double gang = problem.gang[m];
+        const double copies = problem.copies(m);
+        const double load = copies * problem.gang[m];
         for (std::size_t i = 0; i < allowed_count_[m]; ++i) {
             const std::size_t t = allowed_types_[m * types + i];
             const double entry = x[m * types + t];
             if (!(entry > 0)) return -infinity;
-            value += std::log(entry);
+            value += copies * std::log(entry);
             used += entry;
-            trial_type_slack_[t] -= gang * entry;
+            trial_type_slack_[t] -= load * entry;
             if (problem.has_floor(m)) floor += problem.floor_coeff[m * types + t] * entry;
         }
         if (!(used < 1.0)) return -infinity;
-        value += std::log(1.0 - used);
+        value += copies * std::log(1.0 - used);
         if (problem.has_floor(m)) {
             const double slack = floor - problem.floor_rhs[m];
             if (!(slack > 0)) return -infinity;
-            value += std::log(slack);
+            value += copies * std::log(slack);
         }
     }
     for (std::size_t t = 0; t < types; ++t) {
@@ -210,6 +215,7 @@ double AnalyticCentre::direction(const CentreProblem& problem, std::span<const d
         const std::size_t* allowed = &allowed_types_[m * types];
         double* inverse = &inverses_[m * types * types];
         const double gang = problem.gang[m];
+        const double load = problem.copies(m) * gang;  // n_m·g_m
         const bool floored = problem.has_floor(m);
         const double job_weight = 1.0 / (job_slack_[m] * job_slack_[m]);
         const double floor_weight = floored ? 1.0 / (floor_slack_[m] * floor_slack_[m]) : 0.0;
@@ -233,10 +239,10 @@ double AnalyticCentre::direction(const CentreProblem& problem, std::span<const d
             for (std::size_t j = 0; j < count; ++j) value += inverse[i * types + j] * gradient_[m * types + allowed[j]];
             inner_[m * types + i] = value;
             if (!capped(allowed[i])) continue;
-            capacity_rhs_[allowed[i]] += gang * value;
+            capacity_rhs_[allowed[i]] += load * value;
             for (std::size_t j = 0; j < count; ++j)
                 if (capped(allowed[j]))
-                    capacity_matrix_[allowed[i] * types + allowed[j]] += gang * gang * inverse[i * types + j];
+                    capacity_matrix_[allowed[i] * types + allowed[j]] += load * gang * inverse[i * types + j];
         }
     }
 
@@ -250,13 +256,14 @@ double AnalyticCentre::direction(const CentreProblem& problem, std::span<const d
         const std::size_t* allowed = &allowed_types_[m * types];
         const double* inverse = &inverses_[m * types * types];
         const double gang = problem.gang[m];
+        const double copies = problem.copies(m);
         for (std::size_t t = 0; t < types; ++t) step_[m * types + t] = 0.0;
         for (std::size_t i = 0; i < count; ++i) {
             double correction = 0.0;
             for (std::size_t j = 0; j < count; ++j) correction += inverse[i * types + j] * capacity_rhs_[allowed[j]];
             const double value = inner_[m * types + i] - gang * correction;
             step_[m * types + allowed[i]] = value;
-            decrement += gradient_[m * types + allowed[i]] * value;
+            decrement += copies * gradient_[m * types + allowed[i]] * value;
         }
     }
     return decrement;
@@ -277,7 +284,7 @@ double AnalyticCentre::largest_feasible_step(const CentreProblem& problem, std::
             const double change = step_[m * types + t];
             limit(x[m * types + t], change);
             used += change;
-            trial_type_slack_[t] -= problem.gang[m] * change;
+            trial_type_slack_[t] -= problem.copies(m) * problem.gang[m] * change;
             if (problem.has_floor(m)) floor += problem.floor_coeff[m * types + t] * change;
         }
         limit(job_slack_[m], -used);
@@ -294,7 +301,7 @@ bool AnalyticCentre::make_strictly_feasible(const CentreProblem& problem, std::v
     std::fill(gang_total_.begin(), gang_total_.end(), 0.0);
     for (std::size_t m = 0; m < problem.jobs; ++m)
         for (std::size_t i = 0; i < allowed_count_[m]; ++i)
-            gang_total_[allowed_types_[m * types + i]] += problem.gang[m];
+            gang_total_[allowed_types_[m * types + i]] += problem.copies(m) * problem.gang[m];
     for (std::size_t m = 0; m < problem.jobs; ++m) {
         for (std::size_t t = 0; t < types; ++t) trial_[m * types + t] = 0.0;
         for (std::size_t i = 0; i < allowed_count_[m]; ++i) {
@@ -330,8 +337,8 @@ bool AnalyticCentre::make_strictly_feasible(const CentreProblem& problem, std::v
             row(start, reference);
             used_start += start;
             used_reference += reference;
-            type_slack_[t] += problem.gang[m] * start;
-            trial_type_slack_[t] += problem.gang[m] * reference;
+            type_slack_[t] += problem.copies(m) * problem.gang[m] * start;
+            trial_type_slack_[t] += problem.copies(m) * problem.gang[m] * reference;
             if (problem.has_floor(m)) {
                 floor_start += problem.floor_coeff[m * types + t] * start;
                 floor_reference += problem.floor_coeff[m * types + t] * reference;

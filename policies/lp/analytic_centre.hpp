@@ -46,6 +46,15 @@
 // (for floors that p violates that is not a proof that none exists, but for the callers above, whose vertex
 // satisfies every floor with slack δ·z*, it is).
 //
+// Identical jobs. Jobs with the same gang, allowed types and floor row are interchangeable: P and φ are symmetric
+// under swapping them, and φ is strictly concave with a unique maximiser, so the centre gives them the same x.
+// A caller may therefore pass one job with multiplicity n for n such jobs: the barrier weighs its x, u and v
+// terms by n and its capacity use is n·g·x. The Newton step keeps the form above with r̃_m the per-copy gradient
+// (r_m = n_m·r̃_m): K = diag(s_t²) + Σ_m n_m·g_m²·B_m^{-1}, K·w = Σ_m n_m·g_m·B_m^{-1}·r̃_m,
+// Δ_m = B_m^{-1}·(r̃_m − g_m·w), λ² = Σ_m n_m·r̃_m·Δ_m. Gavel's max-min LPs have hundreds of jobs but a few dozen
+// such classes (one per model and gang), which makes a step that much cheaper. Multiplicity 1 is bit for bit
+// the problem without multiplicities.
+//
 // Deterministic (fixed loop order). A solver object keeps its buffers, so repeated solves of the same or a
 // smaller size allocate nothing.
 #include <cstddef>
@@ -66,8 +75,12 @@ struct CentreProblem {
     std::vector<char> allowed;        ///< [m·types + t]: x_{m,t} is a variable (else fixed at 0)
     std::vector<double> floor_coeff;  ///< a_{m,t}, [m·types + t], finite; may be empty when there are no floors
     std::vector<double> floor_rhs;    ///< b_m (finite, or no_floor); may be empty = no floors at all
+    /// n_m >= 1: job m stands for n_m identical jobs (same gang, allowed types, floor row), which share one x_m
+    /// (see "Identical jobs" above); may be empty = 1 each.
+    std::vector<double> multiplicity;
 
     bool has_floor(std::size_t job) const { return !floor_rhs.empty() && floor_rhs[job] != no_floor; }
+    double copies(std::size_t job) const { return multiplicity.empty() ? 1.0 : multiplicity[job]; }
 };
 
 enum class CentreStatus {
