@@ -124,6 +124,8 @@ public:
     int last_iterations() const { return last_iterations_; }
     /// True when the last solve started from GLPK's standard basis (first solve, reset, or a lost basis).
     bool last_cold() const { return last_cold_; }
+    /// True once a solve has left a basis that the next solve starts from (false: it would start cold).
+    bool has_basis() const { return has_basis_; }
 
 private:
     struct Deleter {

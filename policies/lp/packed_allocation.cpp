@@ -57,6 +57,7 @@ struct PackedMaxMinAllocation::Problem {
     std::map<std::pair<std::uint32_t, std::uint32_t>, Pair> pairs;       // by the members' keys
     std::size_t live_columns = 0, dormant_columns = 0;
     std::vector<LpTerm> terms;
+    std::vector<int> held;  // pair columns held at 0 for the first pass of phase 1 (sifting)
 
     explicit Problem(std::size_t type_count) : types(type_count) {
         z = lp.add_column(-inf, inf, 1.0);
@@ -259,8 +260,30 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
     for (std::size_t p = 0; p < pairs; ++p)
         if (pair_of[p])
             for (std::size_t t = 0; t < types; ++t) lp.set_objective(pair_of[p]->first_column + static_cast<int>(t), 0.0);
-    LpStatus status = lp.solve_expecting_optimum();
-    if (lp.last_cold()) ++cold_starts_;
+    // Sifting. Pricing thousands of pair columns is most of a pivot's cost (GLPK's steepest-edge update and
+    // column choice), and most pairs stay at 0 call after call. So phase 1 runs first over the singles and the
+    // pair columns in the basis, the other pairs held at 0 (GLPK leaves fixed columns out of its working LP),
+    // then over every column from that optimum, which few pairs improve: about 2x faster at 5.6 jobs/h.
+    P.held.clear();
+    if (lp.has_basis())
+        for (std::size_t p = 0; p < pairs; ++p)
+            if (pair_of[p])
+                for (std::size_t t = 0; t < types; ++t) {
+                    const int column = pair_of[p]->first_column + static_cast<int>(t);
+                    if (lp.column_basic(column) || !(pair_of[p]->coef[2 * t] > 0 && pair_of[p]->coef[2 * t + 1] > 0))
+                        continue;
+                    lp.set_column_bounds(column, 0.0, 0.0);
+                    P.held.push_back(column);
+                }
+    LpStatus status = LpStatus::Optimal;
+    bool cold = false;
+    if (!P.held.empty()) {
+        status = lp.solve_expecting_optimum();
+        cold = lp.last_cold();
+        for (const int column : P.held) P.set_bounds(column, true);
+    }
+    if (status == LpStatus::Optimal) status = lp.solve_expecting_optimum();
+    if (cold || lp.last_cold()) ++cold_starts_;
     if (status != LpStatus::Optimal)
         throw InternalError(fmt::format("packed allocation: phase 1 ended {}", to_string(status)));
     result_.objective = lp.objective_value();
