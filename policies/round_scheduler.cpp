@@ -305,6 +305,7 @@ void RoundScheduler::place_compat(const ClusterView& view) {
 // would, so that later walks see the same order).
 bool RoundScheduler::renew_all_fifo(const ClusterView& view, Decisions& out) {
     const std::span<const JobIdx> running = view.running_jobs();
+    if (running.empty()) return false;  // no lease to renew (the walk path also wakes up for the reset gate)
     if (running.size() != active_.size())
         for (const JobIdx j : active_) {
             if (view.job(j).state == JobState::Running) continue;

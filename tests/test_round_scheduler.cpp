@@ -179,6 +179,21 @@ TEST_CASE("gavel compat: a new job waits for the next allocation reset (1920 s g
     CHECK(finish_s(events, 1) == 120);
 }
 
+TEST_CASE("gavel compat FIFO: with nothing running, a waiting job is started at the reset gate", "[schedule][gavel]") {
+    // One node of 2 GPUs. a (1 GPU, 100 s) at 10: the reset at 10 closes the gate until 1930; a runs 10-110.
+    // b (1 GPU, 100 s) arrives at 500 with the cluster idle and the gate closed: not in X, so no round has
+    // anything to run or renew, and the policy must wake itself at 1930 (no other event comes): b 1930-2030.
+    const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                     "job_id,submit_time,num_gpus,duration\na,10,1,100\nb,500,1,100\n");
+    for (const char* policy : {"fifo-het", "gavel-fifo"}) {
+        INFO(policy);
+        const auto compat = run_with(in, policy, {"gavel_compat=true"});
+        CHECK(finish_s(compat, 0) == 110);
+        CHECK(start_s(compat, 1) == 1930);
+        CHECK(finish_s(compat, 1) == 2030);
+    }
+}
+
 TEST_CASE("gavel rounds: work-conserving fill in the default mode; compat FIFO passes over x = 0",
           "[schedule][gavel]") {
     // One node of 2 GPUs. a (1 GPU, 500 s) at 0, h (2 GPUs, 50 s) at 1, s (1 GPU, 10 s) at 2. FIFO's X: a = 1;
