@@ -548,32 +548,27 @@ void AllocationLp::State::move_to_centre(const AllocationInput& input) {
 // symmetric in those jobs). NoInterior leaves x as it was (the vertex).
 void AllocationLp::State::solve_centre_by_class(std::vector<double>& x) {
     const std::size_t n = face.jobs;
-    const auto same_class = [&](std::uint32_t a, std::uint32_t b) {
-        if (face.gang[a] != face.gang[b] || face.floor_rhs[a] != face.floor_rhs[b]) return false;
-        for (std::size_t t = 0; t < types; ++t)
-            if (face.allowed[a * types + t] != face.allowed[b * types + t] ||
-                face.floor_coeff[a * types + t] != face.floor_coeff[b * types + t])
-                return false;
-        return true;
-    };
-    const auto before = [&](std::uint32_t a, std::uint32_t b) {
-        if (face.gang[a] != face.gang[b]) return face.gang[a] < face.gang[b];
-        if (face.floor_rhs[a] != face.floor_rhs[b]) return face.floor_rhs[a] < face.floor_rhs[b];
+    // Orders jobs by (gang, floor rhs, then per type: allowed, floor coefficient); 0 = alike.
+    const auto compare = [&](std::uint32_t a, std::uint32_t b) {
+        const auto three_way = [](auto u, auto v) { return u < v ? -1 : v < u ? 1 : 0; };
+        if (const int c = three_way(face.gang[a], face.gang[b])) return c;
+        if (const int c = three_way(face.floor_rhs[a], face.floor_rhs[b])) return c;
         for (std::size_t t = 0; t < types; ++t) {
-            if (face.allowed[a * types + t] != face.allowed[b * types + t])
-                return face.allowed[a * types + t] < face.allowed[b * types + t];
-            if (face.floor_coeff[a * types + t] != face.floor_coeff[b * types + t])
-                return face.floor_coeff[a * types + t] < face.floor_coeff[b * types + t];
+            if (const int c = three_way(face.allowed[a * types + t], face.allowed[b * types + t])) return c;
+            if (const int c = three_way(face.floor_coeff[a * types + t], face.floor_coeff[b * types + t])) return c;
         }
-        return a < b;
+        return 0;
     };
     by_class.resize(n);
     for (std::uint32_t i = 0; i < n; ++i) by_class[i] = i;
-    std::sort(by_class.begin(), by_class.end(), before);
+    std::sort(by_class.begin(), by_class.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const int c = compare(a, b);
+        return c != 0 ? c < 0 : a < b;
+    });
     class_of.resize(n);
     std::size_t count = 0;
     for (std::size_t k = 0; k < n; ++k) {
-        if (k > 0 && !same_class(by_class[k - 1], by_class[k])) ++count;
+        if (k > 0 && compare(by_class[k - 1], by_class[k]) != 0) ++count;
         class_of[by_class[k]] = static_cast<std::uint32_t>(count);
     }
     ++count;

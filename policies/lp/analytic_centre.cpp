@@ -147,7 +147,7 @@ bool AnalyticCentre::compute_slacks(const CentreProblem& problem, std::span<cons
     for (std::size_t m = 0; m < problem.jobs; ++m) {
         double used = 0.0;
         double floor = 0.0;
-        const double load = problem.copies(m) * problem.gang[m];
+        const double load = problem.load(m);
         for (std::size_t i = 0; i < allowed_count_[m]; ++i) {
             const std::size_t t = allowed_types_[m * types + i];
             const double value = x[m * types + t];
@@ -173,7 +173,7 @@ double AnalyticCentre::barrier_value(const CentreProblem& problem, std::span<con
         double used = 0.0;
         double floor = 0.0;
         const double copies = problem.copies(m);
-        const double load = copies * problem.gang[m];
+        const double load = problem.load(m);
         for (std::size_t i = 0; i < allowed_count_[m]; ++i) {
             const std::size_t t = allowed_types_[m * types + i];
             const double entry = x[m * types + t];
@@ -215,7 +215,7 @@ double AnalyticCentre::direction(const CentreProblem& problem, std::span<const d
         const std::size_t* allowed = &allowed_types_[m * types];
         double* inverse = &inverses_[m * types * types];
         const double gang = problem.gang[m];
-        const double load = problem.copies(m) * gang;  // n_m·g_m
+        const double load = problem.load(m);
         const bool floored = problem.has_floor(m);
         const double job_weight = 1.0 / (job_slack_[m] * job_slack_[m]);
         const double floor_weight = floored ? 1.0 / (floor_slack_[m] * floor_slack_[m]) : 0.0;
@@ -284,7 +284,7 @@ double AnalyticCentre::largest_feasible_step(const CentreProblem& problem, std::
             const double change = step_[m * types + t];
             limit(x[m * types + t], change);
             used += change;
-            trial_type_slack_[t] -= problem.copies(m) * problem.gang[m] * change;
+            trial_type_slack_[t] -= problem.load(m) * change;
             if (problem.has_floor(m)) floor += problem.floor_coeff[m * types + t] * change;
         }
         limit(job_slack_[m], -used);
@@ -301,7 +301,7 @@ bool AnalyticCentre::make_strictly_feasible(const CentreProblem& problem, std::v
     std::fill(gang_total_.begin(), gang_total_.end(), 0.0);
     for (std::size_t m = 0; m < problem.jobs; ++m)
         for (std::size_t i = 0; i < allowed_count_[m]; ++i)
-            gang_total_[allowed_types_[m * types + i]] += problem.copies(m) * problem.gang[m];
+            gang_total_[allowed_types_[m * types + i]] += problem.load(m);
     for (std::size_t m = 0; m < problem.jobs; ++m) {
         for (std::size_t t = 0; t < types; ++t) trial_[m * types + t] = 0.0;
         for (std::size_t i = 0; i < allowed_count_[m]; ++i) {
@@ -337,8 +337,8 @@ bool AnalyticCentre::make_strictly_feasible(const CentreProblem& problem, std::v
             row(start, reference);
             used_start += start;
             used_reference += reference;
-            type_slack_[t] += problem.copies(m) * problem.gang[m] * start;
-            trial_type_slack_[t] += problem.copies(m) * problem.gang[m] * reference;
+            type_slack_[t] += problem.load(m) * start;
+            trial_type_slack_[t] += problem.load(m) * reference;
             if (problem.has_floor(m)) {
                 floor_start += problem.floor_coeff[m * types + t] * start;
                 floor_reference += problem.floor_coeff[m * types + t] * reference;

@@ -81,6 +81,8 @@ struct CentreProblem {
 
     bool has_floor(std::size_t job) const { return !floor_rhs.empty() && floor_rhs[job] != no_floor; }
     double copies(std::size_t job) const { return multiplicity.empty() ? 1.0 : multiplicity[job]; }
+    /// n_m·g_m: the GPUs per unit of x_{m,t} that job m (with its copies) takes from type t's capacity.
+    double load(std::size_t job) const { return copies(job) * gang[job]; }
 };
 
 enum class CentreStatus {
