@@ -55,6 +55,51 @@ TEST_CASE("linear program: vertex optimum, warm re-solve after a coefficient cha
     CHECK(lp.column_value(y) == exact(0));
 }
 
+TEST_CASE("linear program: is the vertex also optimal for a second objective on the first's face", "[unit]") {
+    // maximize a  s.t.  a, b in [0, 1], row r: b <= 1 (r's auxiliary is b). Cold: a goes to its upper bound; b
+    // stays at 0 with reduced cost 0, so the optimal face is a = 1, 0 <= b <= 1, and b can move along it.
+    LinearProgram lp(LpSense::Maximize);
+    const int a = lp.add_column(0, 1, 1);
+    const int b = lp.add_column(0, inf, 0);
+    const std::vector<LpTerm> only_b{{b, 1}};
+    const int r = lp.add_row(-inf, 1, only_b);
+    CHECK_FALSE(lp.optimal_for_secondary(std::vector<double>{0, 1}));  // not solved yet
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    REQUIRE(lp.column_value(b) == exact(0));
+    CHECK_FALSE(lp.optimal_for_secondary(std::vector<double>{0, 1}));  // raising b gains: a phase 2 is needed
+    CHECK(lp.optimal_for_secondary(std::vector<double>{0, -1}));       // b = 0 is best already
+    CHECK(lp.optimal_for_secondary(std::vector<double>{5, 0}));        // a cannot move on the face
+    CHECK_THROWS_AS(lp.optimal_for_secondary(std::vector<double>{1}), InternalError);
+
+    // The face through a row: solve for b first (b basic at 1, r's auxiliary nonbasic at its upper bound 1),
+    // then for a. The optimal face is again a = 1 with b free in [0, 1], now reached by lowering r's auxiliary:
+    // a secondary that prefers a high b is content, one that prefers a low b is not.
+    lp.set_objective(a, 0);
+    lp.set_objective(b, 1);
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    lp.set_objective(a, 1);
+    lp.set_objective(b, 0);
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    REQUIRE(lp.column_value(b) == exact(1));
+    REQUIRE(lp.row_basic(r) == false);
+    CHECK(lp.optimal_for_secondary(std::vector<double>{0, 1}));
+    CHECK_FALSE(lp.optimal_for_secondary(std::vector<double>{0, -1}));
+
+    // A unique optimum (a + b/2 with b <= 1 by the row): no variable can move, any secondary is content.
+    lp.set_objective(b, 0.5);
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    CHECK(lp.optimal_for_secondary(std::vector<double>{0, -1}));
+    // Minimising, a gain is a decrease: min −a with b free on the face at 0 or 1.
+    lp.set_sense(LpSense::Minimize);
+    lp.set_objective(a, -1);
+    lp.set_objective(b, 0);
+    lp.reset_basis();
+    REQUIRE(lp.solve() == LpStatus::Optimal);
+    REQUIRE(lp.column_value(b) == exact(0));
+    CHECK_FALSE(lp.optimal_for_secondary(std::vector<double>{0, -1}));  // minimising −b: raise b
+    CHECK(lp.optimal_for_secondary(std::vector<double>{0, 1}));
+}
+
 TEST_CASE("linear program: infeasible, unbounded and misuse", "[unit]") {
     {
         // x + y >= 5 with x, y in [0, 1]: at most 2.

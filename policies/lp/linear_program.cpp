@@ -459,6 +459,58 @@ bool LinearProgram::try_capped_dual() {
     return false;
 }
 
+bool LinearProgram::optimal_for_secondary(std::span<const double> secondary, double tolerance) {
+    glp_prob* problem = problem_.get();
+    const int m = rows(), n = columns();
+    if (secondary.size() != static_cast<std::size_t>(n))
+        throw InternalError(fmt::format("linear program: optimal_for_secondary: {} coefficients for {} columns",
+                                        secondary.size(), n));
+    if (!has_basis_ || glp_get_status(problem) != GLP_OPT || !glp_bf_exists(problem)) return false;
+    // Variables 1..m are the rows' auxiliaries, m+1..m+n the columns (GLPK's numbering). A fixed variable
+    // cannot move, so it never leaves the face.
+    face_.clear();
+    for (int k = 1; k <= m + n; ++k) {
+        const int status = k <= m ? glp_get_row_stat(problem, k) : glp_get_col_stat(problem, k - m);
+        if (status == GLP_BS || status == GLP_NS) continue;
+        const double reduced = k <= m ? glp_get_row_dual(problem, k) : glp_get_col_dual(problem, k - m);
+        if (std::abs(reduced) <= tolerance) face_.push_back(k);
+    }
+    if (face_.empty()) return true;  // the optimum is a unique vertex
+    // π = B⁻ᵀ·c_B for the secondary costs; a reduced cost is then d_k = −π_k for row k's auxiliary and
+    // d_j = c_j + Σ_i a_ij·π_i for column j (GLPK's convention: B's columns come from (I | −A)).
+    multipliers_.assign(static_cast<std::size_t>(m) + 1, 0.0);
+    for (int i = 1; i <= m; ++i) {
+        const int k = glp_get_bhead(problem, i);
+        if (k > m) multipliers_[static_cast<std::size_t>(i)] = secondary[static_cast<std::size_t>(k - m - 1)];
+    }
+    glp_btran(problem, multipliers_.data());
+    const double improving_sign = glp_get_obj_dir(problem) == GLP_MAX ? 1.0 : -1.0;
+    for (const int k : face_) {
+        double reduced;
+        int status;
+        if (k <= m) {
+            reduced = -multipliers_[static_cast<std::size_t>(k)];
+            status = glp_get_row_stat(problem, k);
+        } else {
+            const int j = k - m;
+            reduced = secondary[static_cast<std::size_t>(j - 1)];
+            const int length = glp_get_mat_col(problem, j, nullptr, nullptr);
+            if (index_.size() < static_cast<std::size_t>(length) + 1) {
+                index_.resize(static_cast<std::size_t>(length) + 1);
+                value_.resize(static_cast<std::size_t>(length) + 1);
+            }
+            glp_get_mat_col(problem, j, index_.data(), value_.data());
+            for (int e = 1; e <= length; ++e)
+                reduced += value_[static_cast<std::size_t>(e)] * multipliers_[static_cast<std::size_t>(index_[static_cast<std::size_t>(e)])];
+            status = glp_get_col_stat(problem, j);
+        }
+        const double gain = improving_sign * reduced;  // > 0: the objective improves as the variable rises
+        if ((status == GLP_NL || status == GLP_NF) && gain > tolerance) return false;
+        if ((status == GLP_NU || status == GLP_NF) && gain < -tolerance) return false;
+    }
+    return true;
+}
+
 double LinearProgram::objective_value() const { return glp_get_obj_val(problem_.get()); }
 
 double LinearProgram::column_value(int column) const {
