@@ -651,6 +651,57 @@ TEST_CASE("allocation lp: warm re-solves after arrivals, departures and changes 
     }
 }
 
+TEST_CASE("allocation lp: max-min's capacity blocks stay right through mass departures and regrowth", "[lp]") {
+    // Max-min counts capacity through blocks of 32 slots (allocation_lp.cpp, Layout). 100 jobs fill four blocks;
+    // 70 leave (70 dormant slots > max(16, 100/8): they are deleted and every row and column index shifts); 90
+    // arrive (the emptied blocks take them first, then new blocks); then 20 leave and 20 arrive. At each step the
+    // persistent LP must reach the optimum of a fresh LP of the same jobs, and stay feasible: a slot counted in
+    // the wrong row, or a block row left behind, would break one or the other.
+    for (const ThroughputView view : {ThroughputView::Aware, ThroughputView::Agnostic}) {
+        const AllocationOptions options = options_for(AllocationObjective::MaxMinFairness, view);
+        AllocationLp lp(options);
+        RandomJobs random(2024);
+        std::vector<JobSpec> jobs;
+        std::vector<std::uint32_t> keys;
+        const auto arrive = [&](int count) {
+            for (int a = 0; a < count; ++a) {
+                jobs.push_back(random.job(3));
+                keys.push_back(random.next_key++);
+            }
+        };
+        const auto leave = [&](int count) {
+            for (int d = 0; d < count; ++d) {
+                const auto at = static_cast<std::size_t>(random.uniform(0, static_cast<double>(jobs.size()))) %
+                                jobs.size();
+                jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(at));
+                keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(at));
+            }
+        };
+        const auto check_step = [&](const char* step) {
+            AllocationInput input;
+            input.capacities = {12, 8, 16};
+            for (std::size_t i = 0; i < jobs.size(); ++i) {
+                input.jobs.push_back({keys[i], jobs[i].gang, jobs[i].weight, jobs[i].remaining, jobs[i].age});
+                input.throughputs.insert(input.throughputs.end(), jobs[i].throughputs.begin(), jobs[i].throughputs.end());
+            }
+            INFO(step << ", agnostic " << (view == ThroughputView::Agnostic) << ", " << jobs.size() << " jobs");
+            const AllocationResult& warm = lp.solve(input);
+            check_feasible(input, warm);
+            AllocationLp fresh(options);
+            CHECK(warm.objective == Approx(fresh.solve(input).objective).epsilon(1e-9));
+        };
+        arrive(100);
+        check_step("100 jobs");
+        leave(70);
+        check_step("70 left");
+        arrive(90);
+        check_step("90 arrived");
+        leave(20);
+        arrive(20);
+        check_step("20 left, 20 arrived");
+    }
+}
+
 TEST_CASE("allocation lp: empty input, unservable jobs and malformed input", "[lp]") {
     AllocationLp lp(options_for(AllocationObjective::MaxMinFairness));
     AllocationInput input = make_input({1, 1}, {});

@@ -3,8 +3,14 @@
 // proportional}.py). Gavel rebuilds a cvxpy problem per call and solves it with ECOS; here the LP persists.
 //
 // Layout. Column 0 is the level variable (z for max-min, y = 1/T for makespan; fixed at 0 otherwise). Rows
-// 0..types-1 are the capacities Σ_m g_m·x_{m,t} <= W_t. Each job owns a slot p: columns 1 + p·types + t (x_{m,t})
-// and rows types + 2p (Σ_t x_{m,t} <= 1) and types + 2p + 1 (its objective row, below). An arrival takes a
+// 0..types-1 are the capacities Σ_m g_m·x_{m,t} <= W_t. Max-min splits them over blocks b of up to 32 slots:
+// Σ_b u_{b,t} <= W_t, with a row per block and type Σ_{m in b} g_m·x_{m,t} − u_{b,t} = 0 and a column
+// u_{b,t} >= 0. A capacity row with every job's entry is scanned at each elimination step of GLPK's LU
+// factorization: at 2,000 jobs one factorization cost about 1.5 ms, most of a max-min round that needs one
+// (bench_lp: p50 4.7-5.0 -> 3.6-4.4 ms with blocks). The other objectives pivot more than they factorize, and
+// the blocks' extra rows made them slower (FTF p50 41 -> 47 ms), so they keep the plain rows. Each job owns a
+// slot p: `types` columns (x_{m,t}) and two rows (Σ_t x_{m,t} <= 1, then its objective row, below); the slot's
+// and block's first row and column are looked up in tables (both are appended as needed). An arrival takes a
 // departed job's slot when there is one (same sparsity pattern, so the basis stays a basis and the re-solve is
 // warm); surplus departures go dormant (columns fixed at 0, objective row free) until an arrival takes them or
 // they are many, when they are deleted together (LinearProgram keeps the basis valid across deletion); surplus
@@ -48,6 +54,7 @@ constexpr double inf = LinearProgram::infinity;
 // feasible under round-off.
 constexpr double phase2_relative_slack = 1e-7;
 constexpr int level_column = 0;
+constexpr int slots_per_block = 32;
 // Gavel's makespan bisection (min_total_duration.py): window [100, 1e6] s, stop at hi <= 1.05·lo, and a
 // window moved ×10 while nothing in it is feasible (bounded here: a servable job is feasible at a finite T).
 constexpr double gavel_makespan_low = 100, gavel_makespan_high = 1e6, gavel_makespan_factor = 1.05;
@@ -112,9 +119,22 @@ struct AllocationLp::State {
     double previous_objective = 0;
     bool reuse_previous();
 
-    int column(int slot, std::size_t type) const { return 1 + slot * static_cast<int>(types) + static_cast<int>(type); }
-    int share_row(int slot) const { return static_cast<int>(types) + 2 * slot; }
-    int objective_row(int slot) const { return static_cast<int>(types) + 2 * slot + 1; }
+    // Where each slot's and block's rows and columns are (see Layout), and each slot's block (-1: none).
+    std::vector<int> slot_first_column, slot_first_row, slot_block;
+    std::vector<int> block_first_row, block_first_column, block_members;
+    bool blocked = false;  // capacity rows split over blocks (max-min only: see Layout)
+    int column(int slot, std::size_t type) const {
+        return slot_first_column[static_cast<std::size_t>(slot)] + static_cast<int>(type);
+    }
+    int share_row(int slot) const { return slot_first_row[static_cast<std::size_t>(slot)]; }
+    int objective_row(int slot) const { return slot_first_row[static_cast<std::size_t>(slot)] + 1; }
+    int block_row(int block, std::size_t type) const {
+        return block_first_row[static_cast<std::size_t>(block)] + static_cast<int>(type);
+    }
+    // The row that counts a slot's GPUs of a type: its block's, else the type's capacity row.
+    int capacity_row(int slot, std::size_t type) const {
+        return blocked ? block_row(slot_block[static_cast<std::size_t>(slot)], type) : static_cast<int>(type);
+    }
     int slots() const { return static_cast<int>(slot_key.size()); }
 
     // `expecting_optimum`: the program has an optimum (LinearProgram::solve_expecting_optimum).
@@ -130,6 +150,8 @@ struct AllocationLp::State {
     void check(const AllocationInput& input) const;
     void match_slots(const AllocationInput& input);
     void add_slot();
+    int add_block();
+    void renumber_after_deletion();
     void neutralize(int slot);
     void compute_rates(const AllocationInput& input);
     void write_columns(const AllocationInput& input);
@@ -192,6 +214,7 @@ void AllocationLp::State::rebuild(std::size_t type_count) {
     // FTF decides ρ's feasibility to its tolerance: bounds may not pass as met when violated by 1e-7.
     if (options.objective == AllocationObjective::FinishTimeFairness) program.set_primal_tolerance(1e-10);
     types = type_count;
+    blocked = options.objective == AllocationObjective::MaxMinFairness;
     program.add_column(0.0, 0.0, 0.0);
     for (std::size_t t = 0; t < types; ++t) program.add_row(-inf, 0.0, {});
     slot_key.clear();
@@ -202,6 +225,12 @@ void AllocationLp::State::rebuild(std::size_t type_count) {
     slot_isolated_time.clear();
     slot_previous_remaining.clear();
     slot_previous_isolated_rate.clear();
+    slot_first_column.clear();
+    slot_first_row.clear();
+    slot_block.clear();
+    block_first_row.clear();
+    block_first_column.clear();
+    block_members.clear();
     by_key.clear();
     dormant.clear();
     level_terms.clear();
@@ -211,8 +240,36 @@ void AllocationLp::State::rebuild(std::size_t type_count) {
     built = true;
 }
 
+// A block's rows Σ g·x − u = 0 (empty until slots join) and its columns u >= 0, one per type, each with its
+// entry in its type's capacity row. Returns the block's number.
+int AllocationLp::State::add_block() {
+    const auto block = static_cast<int>(block_members.size());
+    block_first_row.push_back(program.rows());
+    block_first_column.push_back(program.columns());
+    block_members.push_back(0);
+    for (std::size_t t = 0; t < types; ++t) program.add_row(0.0, 0.0, {});
+    for (std::size_t t = 0; t < types; ++t) {
+        const int u = program.add_column(0.0, inf, 0.0);
+        const LpTerm entries[] = {{static_cast<int>(t), 1.0}, {block_row(block, t), -1.0}};
+        program.set_column_terms(u, entries);
+    }
+    return block;
+}
+
 void AllocationLp::State::add_slot() {
     const int slot = slots();
+    int block = -1;
+    if (blocked) {
+        block = 0;
+        while (block < static_cast<int>(block_members.size()) &&
+               block_members[static_cast<std::size_t>(block)] >= slots_per_block)
+            ++block;
+        if (block == static_cast<int>(block_members.size())) block = add_block();
+        ++block_members[static_cast<std::size_t>(block)];
+    }
+    slot_block.push_back(block);
+    slot_first_column.push_back(program.columns());
+    slot_first_row.push_back(program.rows());
     for (std::size_t t = 0; t < types; ++t) program.add_column(0.0, 0.0, 0.0);
     terms.clear();
     for (std::size_t t = 0; t < types; ++t) terms.emplace_back(column(slot, t), 1.0);
@@ -226,6 +283,21 @@ void AllocationLp::State::add_slot() {
     slot_isolated_time.push_back(0);
     slot_previous_remaining.push_back(0);
     slot_previous_isolated_rate.push_back(0);
+}
+
+// GLPK renumbers what a deletion leaves in order: each row (column) index drops by the number of deleted rows
+// (columns) below it. The deleted slots' entries are dropped by the caller.
+void AllocationLp::State::renumber_after_deletion() {
+    std::sort(delete_rows.begin(), delete_rows.end());
+    std::sort(delete_columns.begin(), delete_columns.end());
+    const auto shift = [](std::vector<int>& indices, const std::vector<int>& deleted) {
+        for (int& index : indices)
+            index -= static_cast<int>(std::lower_bound(deleted.begin(), deleted.end(), index) - deleted.begin());
+    };
+    shift(slot_first_row, delete_rows);
+    shift(block_first_row, delete_rows);
+    shift(slot_first_column, delete_columns);
+    shift(block_first_column, delete_columns);
 }
 
 // A reused slot's columns get new coefficients. If the departed job held exactly two basic variables among its
@@ -322,12 +394,14 @@ void AllocationLp::State::match_slots(const AllocationInput& input) {
         std::vector<char> gone(slot_key.size(), 0);
         for (const int slot : dormant) {
             gone[static_cast<std::size_t>(slot)] = 1;
+            if (blocked) --block_members[static_cast<std::size_t>(slot_block[static_cast<std::size_t>(slot)])];
             delete_rows.push_back(share_row(slot));
             delete_rows.push_back(objective_row(slot));
             for (std::size_t t = 0; t < types; ++t) delete_columns.push_back(column(slot, t));
         }
         dormant.clear();
         program.delete_rows_and_columns(delete_rows, delete_columns);
+        renumber_after_deletion();
         std::vector<int> renumber(slot_key.size(), -1);
         int next = 0;
         for (std::size_t s = 0; s < slot_key.size(); ++s) {
@@ -344,6 +418,9 @@ void AllocationLp::State::match_slots(const AllocationInput& input) {
             slot_isolated_time[to] = slot_isolated_time[s];
             slot_previous_remaining[to] = slot_previous_remaining[s];
             slot_previous_isolated_rate[to] = slot_previous_isolated_rate[s];
+            slot_first_column[to] = slot_first_column[s];
+            slot_first_row[to] = slot_first_row[s];
+            slot_block[to] = slot_block[s];
         }
         const auto kept = static_cast<std::size_t>(next);
         slot_key.resize(kept);
@@ -354,6 +431,9 @@ void AllocationLp::State::match_slots(const AllocationInput& input) {
         slot_isolated_time.resize(kept);
         slot_previous_remaining.resize(kept);
         slot_previous_isolated_rate.resize(kept);
+        slot_first_column.resize(kept);
+        slot_first_row.resize(kept);
+        slot_block.resize(kept);
         for (int& slot : slot_of) slot = renumber[static_cast<std::size_t>(slot)];
         level_terms.clear();  // the row numbers moved: column 0 is rewritten
     }
@@ -412,7 +492,7 @@ void AllocationLp::State::write_columns(const AllocationInput& input) {
         if (changed) {
             for (std::size_t t = 0; t < types; ++t) {
                 const double coefficient = row_coef[i * types + t];
-                const LpTerm entries[] = {{static_cast<int>(t), static_cast<double>(gang)},
+                const LpTerm entries[] = {{capacity_row(slot, t), static_cast<double>(gang)},
                                           {share_row(slot), 1.0},
                                           {objective_row(slot), coefficient}};
                 program.set_column_terms(column(slot, t), entries);

@@ -403,6 +403,10 @@ int LinearProgram::run_simplex(Fallback fallback) {
     } else if (fallback == Fallback::CappedDual) {
         parameters.meth = GLP_DUAL;
         parameters.it_lim = dual_pivot_cap_;
+        // Textbook pricing: a re-solve of a few pivots gains nothing from dual steepest edge, whose weights cost an
+        // extra solve per pivot (max-min at 2,000 jobs: the same pivots, a round with 10 arrivals 3.9-4.5 -> 3.6-4.0
+        // ms, bench_lp run in turn with the binary before).
+        parameters.pricing = GLP_PT_STD;
     }
     return glp_simplex(problem_.get(), &parameters);
 }

@@ -35,10 +35,10 @@ enum class LpStatus { Optimal, Infeasible, Unbounded, Error };
 
 /// Primal simplex, or dual simplex falling back to primal (GLPK's GLP_DUALP). After changes to row or column
 /// bounds only, the previous optimal basis stays dual feasible, so the dual method re-solves in a few pivots.
-/// DualFirst: the dual simplex from the current basis, capped at a few pivots (set_dual_pivot_cap, default
-/// 100); if it does not reach the optimum within them, the primal simplex from the same starting basis. For
-/// re-solves whose start is usually dual feasible (new rows violated, columns fixed) but not always: GLPK's dual
-/// simplex from a basis that is not dual feasible can take as many pivots as a cold solve.
+/// DualFirst: the dual simplex (textbook pricing) from the current basis, capped at a few pivots
+/// (set_dual_pivot_cap, default 100); if it does not reach the optimum within them, the primal simplex from the
+/// same starting basis. For re-solves whose start is usually dual feasible (new rows violated, columns fixed) but
+/// not always: GLPK's dual simplex from a basis that is not dual feasible can take as many pivots as a cold solve.
 enum class LpMethod { Primal, DualPrimal, DualFirst };
 
 /// "optimal", "infeasible", "unbounded", "error".
