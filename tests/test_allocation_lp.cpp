@@ -682,7 +682,8 @@ TEST_CASE("allocation lp: max-min's capacity blocks stay right through mass depa
             input.capacities = {12, 8, 16};
             for (std::size_t i = 0; i < jobs.size(); ++i) {
                 input.jobs.push_back({keys[i], jobs[i].gang, jobs[i].weight, jobs[i].remaining, jobs[i].age});
-                input.throughputs.insert(input.throughputs.end(), jobs[i].throughputs.begin(), jobs[i].throughputs.end());
+                const std::vector<double>& t = jobs[i].throughputs;
+                input.throughputs.insert(input.throughputs.end(), t.begin(), t.end());
             }
             INFO(step << ", agnostic " << (view == ThroughputView::Agnostic) << ", " << jobs.size() << " jobs");
             const AllocationResult& warm = lp.solve(input);

@@ -18,7 +18,7 @@
 //
 // Objective rows (θ'_m(x) = Σ_t T'_{m,t}·x_{m,t} on the view's throughputs T'):
 //   max-min:     z − Σ_t c_{m,t}·x_{m,t} <= 0,  c = g·T'/(w·T^prop);  phase 1 max z, phase 2 (§8.1) z >= z*(1 − 1e-7),
-//                max Σ c·x.
+//                max Σ c·x, run only when phase 1's vertex is not already optimal for it on the z-optimal face.
 //   FTF:         θ'_m(x) >= R_m/(ρ·D_m − age_m)  (row bounds set per bisection step), objective Σ θ'_m/θ^iso_m
 //                throughout, so each step is a bound change re-solved by the dual simplex and the last one
 //                at ρ* is phase 2. The bracket starts at the previous call's ρ* and widens geometrically
@@ -745,7 +745,7 @@ void AllocationLp::State::solve_max_min(const AllocationInput& input) {
     result.objective = z;
     // Phase 2 only when phase 1's vertex does not already maximise Σ c·x on the z-optimal face. Skipping it
     // keeps the basis and its factorization for the next round; running it means restoring the phase-1 basis
-    // after it, which costs a refactorization (about 1.5 ms at 2,000 jobs).
+    // after it, which costs a refactorization at the next solve.
     secondary.assign(static_cast<std::size_t>(program.columns()), 0.0);
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t t = 0; t < types; ++t)

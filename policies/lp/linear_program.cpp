@@ -504,8 +504,10 @@ bool LinearProgram::optimal_for_secondary(std::span<const double> secondary, dou
                 value_.resize(static_cast<std::size_t>(length) + 1);
             }
             glp_get_mat_col(problem, j, index_.data(), value_.data());
-            for (int e = 1; e <= length; ++e)
-                reduced += value_[static_cast<std::size_t>(e)] * multipliers_[static_cast<std::size_t>(index_[static_cast<std::size_t>(e)])];
+            for (int e = 1; e <= length; ++e) {
+                const auto at = static_cast<std::size_t>(e);
+                reduced += value_[at] * multipliers_[static_cast<std::size_t>(index_[at])];
+            }
             status = glp_get_col_stat(problem, j);
         }
         const double gain = improving_sign * reduced;  // > 0: the objective improves as the variable rises

@@ -120,13 +120,14 @@ public:
     /// Valid after a solve that returned Optimal.
     double objective_value() const;
     double column_value(int column) const;
-    /// Right after an optimal solve (before any change to the program): true when the current vertex also optimises `secondary` (one coefficient per
-    /// column, in the program's sense) over the solved objective's optimal face, so that a second phase with
-    /// that objective would start optimal and can be skipped. The classic lexicographic test at the basis:
-    /// every nonbasic variable whose reduced cost is zero within `tolerance` (it can move without leaving the
-    /// face) has a secondary reduced cost that does not improve within `tolerance`. One backward solve with the
-    /// solve's factorization, and only when such a variable exists. Sufficient, not necessary; false also before
-    /// any solve, after a solve that was not optimal, and when GLPK holds no factorization.
+    /// Right after an optimal solve (before any change to the program): true when the current vertex also
+    /// optimises `secondary` (one coefficient per column, in the program's sense) over the solved objective's
+    /// optimal face, so that a second phase with that objective would start optimal and can be skipped. The
+    /// classic lexicographic test at the basis: every nonbasic variable whose reduced cost is zero within
+    /// `tolerance` (it can move without leaving the face) has a secondary reduced cost that does not improve
+    /// within `tolerance`. One backward solve with the solve's factorization, and only when such a variable
+    /// exists. Sufficient, not necessary; false also before any solve, after a solve that was not optimal, and
+    /// when GLPK holds no factorization.
     bool optimal_for_secondary(std::span<const double> secondary, double tolerance = 1e-7);
     /// Simplex iterations of the last solve (0 when the previous basis was already optimal).
     int last_iterations() const { return last_iterations_; }
