@@ -405,6 +405,21 @@ ParamSpec reference_type_param() {
             {}};
 }
 
+/// FTF's ρ denominator (AllocationOptions::ftf_elapsed_denominator).
+ParamSpec ftf_denominator_param() {
+    return {"ftf_denominator", ParamType::Choice, "auto",
+            "rho's denominator D_m: isolated-time (I_m + R_m/theta_iso, Gavel's code at HEAD and POLICIES.md "
+            "8.2), elapsed (age_m + R_m/theta_iso, Gavel's earlier code, which the paper's numbers match); auto: "
+            "elapsed with gavel_compat, else isolated-time",
+            {"auto", "isolated-time", "elapsed"}};
+}
+
+/// Sets AllocationOptions::ftf_elapsed_denominator from `ftf_denominator`.
+void tune_ftf_denominator(AllocationOptions& o, const Params& p, bool compat) {
+    const std::string d = p.get("ftf_denominator");
+    o.ftf_elapsed_denominator = d == "elapsed" || (d == "auto" && compat);
+}
+
 /// How the FIFO allocations pick a type (policies/fifo_allocation.hpp).
 ParamSpec fifo_pick_param() {
     return {"type_pick", ParamType::Choice, "auto",
@@ -480,15 +495,20 @@ void register_gavel_policies(PolicyRegistry& r) {
     r.add(round_entry("gavel-ftf",
                       "Gavel's finish_time_fairness_perf (Themis's rho): min max rho by bisection over GLPK LPs, "
                       "realised in rounds",
-                      {tie_break_param()}, true, false, lp_source(AllocationObjective::FinishTimeFairness, aware)));
+                      {ftf_denominator_param(), tie_break_param()}, true, false,
+                      lp_source(AllocationObjective::FinishTimeFairness, aware,
+                                [](AllocationOptions& o, const Params& p, const MakeContext&, bool compat) {
+                                    tune_ftf_denominator(o, p, compat);
+                                })));
     r.add(round_entry(
         "gavel-ftf-agnostic",
         "Gavel's finish_time_fairness: the ftf program on the reference type's throughput everywhere, shuffled "
         "type order",
-        {reference_type_param(), tie_break_param()}, false, false,
+        {reference_type_param(), ftf_denominator_param(), tie_break_param()}, false, false,
         lp_source(AllocationObjective::FinishTimeFairness, agnostic,
-                  [](AllocationOptions& o, const Params& p, const MakeContext& context, bool) {
+                  [](AllocationOptions& o, const Params& p, const MakeContext& context, bool compat) {
                       o.reference_type = reference_type_of(p, context, "policy gavel-ftf-agnostic");
+                      tune_ftf_denominator(o, p, compat);
                   })));
     r.add(round_entry("gavel-makespan",
                       "Gavel's min_total_duration_perf: minimum makespan (exact LP; Gavel's bisection with "

@@ -358,6 +358,16 @@ TEST_CASE("allocation lp: finish-time fairness by hand", "[lp]") {
         CHECK(second.objective == exact(1675.0 / 2000));
         check_x(second, two_by_two_x);
         CHECK_FALSE(second.cold);
+
+        // The elapsed denominator (Gavel's earlier code): D_A = 100 + 2700/(3/2) = 1900, D_B = 100 + 900/(1/2) =
+        // 1900; the same balance θ_A = 3·θ_B, so the same X, and ρ* = 1675/1900.
+        AllocationOptions elapsed = options_for(AllocationObjective::FinishTimeFairness);
+        elapsed.ftf_elapsed_denominator = true;
+        AllocationLp gavel_earlier(elapsed);
+        const AllocationResult& by_age = gavel_earlier.solve(input);
+        check_feasible(input, by_age);
+        CHECK(by_age.objective == exact(1675.0 / 1900));
+        check_x(by_age, two_by_two_x);
     }
     SECTION("3x3: ρ* = 11/18") {
         // M = 3: x^iso = 1/3 per type for g = 1, (1/6)/max(1, 3/6) = 1/6 for C. Counting only types a job can use:

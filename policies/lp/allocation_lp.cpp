@@ -19,7 +19,8 @@
 // Objective rows (θ'_m(x) = Σ_t T'_{m,t}·x_{m,t} on the view's throughputs T'):
 //   max-min:     z − Σ_t c_{m,t}·x_{m,t} <= 0,  c = g·T'/(w·T^prop);  phase 1 max z, phase 2 (§8.1) z >= z*(1 − 1e-7),
 //                max Σ c·x, run only when phase 1's vertex is not already optimal for it on the z-optimal face.
-//   FTF:         θ'_m(x) >= R_m/(ρ·D_m − age_m)  (row bounds set per bisection step), objective Σ θ'_m/θ^iso_m
+//   FTF:         θ'_m(x) >= R_m/(ρ·D_m − age_m)  (row bounds set per bisection step; D_m = I_m + R_m/θ^iso_m,
+//                or age_m + R_m/θ^iso_m with ftf_elapsed_denominator), objective Σ θ'_m/θ^iso_m
 //                throughout, so each step is a bound change re-solved by the dual simplex and the last one
 //                at ρ* is phase 2. The bracket starts at the previous call's ρ* and widens geometrically
 //                before bisecting (fewer LPs than bisecting [ρ_lo, ρ_hi] cold).
@@ -897,7 +898,8 @@ void AllocationLp::State::solve_finish_time(const AllocationInput& input) {
         if (job.remaining <= 0 || isolated_rate[i] <= 0) continue;
         active[i] = 1;
         any = true;
-        duration[i] = slot_isolated_time[s] + job.remaining / isolated_rate[i];  // D_m
+        const double so_far = options.ftf_elapsed_denominator ? job.age : slot_isolated_time[s];
+        duration[i] = so_far + job.remaining / isolated_rate[i];  // D_m
         for (std::size_t t = 0; t < types; ++t) objective[i * types + t] = rate[i * types + t] / isolated_rate[i];
         // ρ_lo: the job alone at its best rate on its gang (types filled fastest first, within W_t/g_m and 1).
         double best = 0, left = 1;

@@ -48,6 +48,12 @@ struct AllocationOptions {
     bool gavel_makespan_bisection = false;  ///< §8.3 compat: bisection over [100, 1e6] s with factor 1.05
     bool normalize_throughput_sum = false;  ///< §8.4: divide T_{m,t} by T^prop_m in the max-throughput objective
     double ftf_relative_tolerance = 1e-4;   ///< §8.2: bisection on log ρ to this relative width
+    /// §8.2's denominator D_m = I_m + R_m/θ^iso_m (Gavel's finish_time_fairness.py at HEAD: I_m, the time the
+    /// job's work so far would have taken in isolation), or with this set age_m + R_m/θ^iso_m: the time since
+    /// arrival in both terms of ρ, as in Gavel's earlier finish_time_fairness.py (stanford-futuredata/gavel
+    /// 076074c, `times_since_start` in `expected_time_isolated`). The paper's notebook numbers match the latter:
+    /// README "Gavel-compatible mode".
+    bool ftf_elapsed_denominator = false;
     /// false: every call starts its first LP from GLPK's standard basis (the FTF bookkeeping and the problem
     /// itself still persist). For tests and benchmarks comparing warm against cold.
     bool warm_start = true;
