@@ -409,7 +409,7 @@ ParamSpec reference_type_param() {
 ParamSpec ftf_denominator_param() {
     return {"ftf_denominator", ParamType::Choice, "auto",
             "rho's denominator D_m: isolated-time (I_m + R_m/theta_iso, Gavel's code at HEAD and POLICIES.md "
-            "8.2), elapsed (age_m + R_m/theta_iso, Gavel's earlier code, which the paper's numbers match); auto: "
+            "8.2), elapsed (age_m + R_m/theta_iso, Gavel's earlier code, which Fig. 8's numbers match); auto: "
             "elapsed with gavel_compat, else isolated-time",
             {"auto", "isolated-time", "elapsed"}};
 }

@@ -51,8 +51,8 @@ struct AllocationOptions {
     /// §8.2's denominator D_m = I_m + R_m/θ^iso_m (Gavel's finish_time_fairness.py at HEAD: I_m, the time the
     /// job's work so far would have taken in isolation), or with this set age_m + R_m/θ^iso_m: the time since
     /// arrival in both terms of ρ, as in Gavel's earlier finish_time_fairness.py (stanford-futuredata/gavel
-    /// 076074c, `times_since_start` in `expected_time_isolated`). The paper's notebook numbers match the latter:
-    /// README "Gavel-compatible mode".
+    /// 076074c, `times_since_start` in `expected_time_isolated`). Fig. 8's notebook numbers match the latter:
+    /// README "Gavel's policies".
     bool ftf_elapsed_denominator = false;
     /// false: every call starts its first LP from GLPK's standard basis (the FTF bookkeeping and the problem
     /// itself still persist). For tests and benchmarks comparing warm against cold.
