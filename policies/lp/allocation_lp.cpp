@@ -123,7 +123,8 @@ struct AllocationLp::State {
     // Where each slot's and block's rows and columns are (see Layout), and each slot's block (-1: none).
     std::vector<int> slot_first_column, slot_first_row, slot_block;
     std::vector<int> block_first_row, block_first_column, block_members;
-    bool blocked = false;  // capacity rows split over blocks (max-min only: see Layout)
+    // Capacity rows split over blocks: max-min only (see Layout).
+    bool blocked() const { return options.objective == AllocationObjective::MaxMinFairness; }
     int column(int slot, std::size_t type) const {
         return slot_first_column[static_cast<std::size_t>(slot)] + static_cast<int>(type);
     }
@@ -134,7 +135,7 @@ struct AllocationLp::State {
     }
     // The row that counts a slot's GPUs of a type: its block's, else the type's capacity row.
     int capacity_row(int slot, std::size_t type) const {
-        return blocked ? block_row(slot_block[static_cast<std::size_t>(slot)], type) : static_cast<int>(type);
+        return blocked() ? block_row(slot_block[static_cast<std::size_t>(slot)], type) : static_cast<int>(type);
     }
     int slots() const { return static_cast<int>(slot_key.size()); }
 
@@ -215,7 +216,6 @@ void AllocationLp::State::rebuild(std::size_t type_count) {
     // FTF decides ρ's feasibility to its tolerance: bounds may not pass as met when violated by 1e-7.
     if (options.objective == AllocationObjective::FinishTimeFairness) program.set_primal_tolerance(1e-10);
     types = type_count;
-    blocked = options.objective == AllocationObjective::MaxMinFairness;
     program.add_column(0.0, 0.0, 0.0);
     for (std::size_t t = 0; t < types; ++t) program.add_row(-inf, 0.0, {});
     slot_key.clear();
@@ -260,7 +260,7 @@ int AllocationLp::State::add_block() {
 void AllocationLp::State::add_slot() {
     const int slot = slots();
     int block = -1;
-    if (blocked) {
+    if (blocked()) {
         block = 0;
         while (block < static_cast<int>(block_members.size()) &&
                block_members[static_cast<std::size_t>(block)] >= slots_per_block)
@@ -395,7 +395,7 @@ void AllocationLp::State::match_slots(const AllocationInput& input) {
         std::vector<char> gone(slot_key.size(), 0);
         for (const int slot : dormant) {
             gone[static_cast<std::size_t>(slot)] = 1;
-            if (blocked) --block_members[static_cast<std::size_t>(slot_block[static_cast<std::size_t>(slot)])];
+            if (blocked()) --block_members[static_cast<std::size_t>(slot_block[static_cast<std::size_t>(slot)])];
             delete_rows.push_back(share_row(slot));
             delete_rows.push_back(objective_row(slot));
             for (std::size_t t = 0; t < types; ++t) delete_columns.push_back(column(slot, t));

@@ -124,13 +124,16 @@ int LinearProgram::add_column(double lower, double upper, double objective) {
     return column;
 }
 
+void LinearProgram::grow_scratch(std::size_t size) {
+    if (index_.size() >= size) return;
+    index_.resize(size);
+    value_.resize(size);
+}
+
 int LinearProgram::gather_terms(std::span<const LpTerm> terms, int count, const char* kind, int index) {
     const Owner owner{kind, index};
     const auto size = static_cast<std::size_t>(count) + 1;
-    if (index_.size() < size) {
-        index_.resize(size);
-        value_.resize(size);
-    }
+    grow_scratch(size);
     if (seen_.size() < size) seen_.resize(size, 0);
     if (++stamp_ == 0) {  // wrapped: old stamps could collide
         std::fill(seen_.begin(), seen_.end(), 0u);
@@ -182,11 +185,7 @@ void LinearProgram::set_coefficient(int row, int column, double value) {
     check_column(column, "set_coefficient");
     check_finite(value, Owner{"row", row, column});
     int length = glp_get_mat_row(problem_.get(), row + 1, nullptr, nullptr);
-    const auto size = static_cast<std::size_t>(length) + 2;
-    if (index_.size() < size) {
-        index_.resize(size);
-        value_.resize(size);
-    }
+    grow_scratch(static_cast<std::size_t>(length) + 2);
     std::vector<int>& index = index_;
     std::vector<double>& values = value_;
     glp_get_mat_row(problem_.get(), row + 1, index.data(), values.data());
@@ -477,7 +476,7 @@ bool LinearProgram::optimal_for_secondary(std::span<const double> secondary, dou
         const int status = k <= m ? glp_get_row_stat(problem, k) : glp_get_col_stat(problem, k - m);
         if (status == GLP_BS || status == GLP_NS) continue;
         const double reduced = k <= m ? glp_get_row_dual(problem, k) : glp_get_col_dual(problem, k - m);
-        if (std::abs(reduced) <= tolerance) face_.push_back(k);
+        if (std::abs(reduced) <= tolerance) face_.emplace_back(k, status);
     }
     if (face_.empty()) return true;  // the optimum is a unique vertex
     // π = B⁻ᵀ·c_B for the secondary costs; a reduced cost is then d_k = −π_k for row k's auxiliary and
@@ -489,26 +488,20 @@ bool LinearProgram::optimal_for_secondary(std::span<const double> secondary, dou
     }
     glp_btran(problem, multipliers_.data());
     const double improving_sign = glp_get_obj_dir(problem) == GLP_MAX ? 1.0 : -1.0;
-    for (const int k : face_) {
+    for (const auto& [k, status] : face_) {
         double reduced;
-        int status;
         if (k <= m) {
             reduced = -multipliers_[static_cast<std::size_t>(k)];
-            status = glp_get_row_stat(problem, k);
         } else {
             const int j = k - m;
             reduced = secondary[static_cast<std::size_t>(j - 1)];
             const int length = glp_get_mat_col(problem, j, nullptr, nullptr);
-            if (index_.size() < static_cast<std::size_t>(length) + 1) {
-                index_.resize(static_cast<std::size_t>(length) + 1);
-                value_.resize(static_cast<std::size_t>(length) + 1);
-            }
+            grow_scratch(static_cast<std::size_t>(length) + 1);
             glp_get_mat_col(problem, j, index_.data(), value_.data());
             for (int e = 1; e <= length; ++e) {
                 const auto at = static_cast<std::size_t>(e);
                 reduced += value_[at] * multipliers_[static_cast<std::size_t>(index_[at])];
             }
-            status = glp_get_col_stat(problem, j);
         }
         const double gain = improving_sign * reduced;  // > 0: the objective improves as the variable rises
         if ((status == GLP_NL || status == GLP_NF) && gain > tolerance) return false;

@@ -148,6 +148,8 @@ private:
     // Fills index_/value_ (1-based, GLPK's layout) from terms over `count` indices; throws on a bad term,
     // naming `kind index` ("row 3").
     int gather_terms(std::span<const LpTerm> terms, int count, const char* kind, int index);
+    /// index_ and value_ hold at least `size` entries.
+    void grow_scratch(std::size_t size);
     void prepare_deletion(std::span<const int> rows, std::span<const int> columns);
 
     std::unique_ptr<glp_prob, Deleter> problem_;
@@ -164,8 +166,9 @@ private:
     std::vector<double> value_;
     std::vector<unsigned> seen_;
     unsigned stamp_ = 0;
-    // optimal_for_secondary's scratch: the nonbasic variables on the face, and B⁻ᵀ·c_B (1-based, GLPK's).
-    std::vector<int> face_;
+    // optimal_for_secondary's scratch: the nonbasic variables on the face (GLPK number, status), and B⁻ᵀ·c_B
+    // (1-based, GLPK's).
+    std::vector<std::pair<int, int>> face_;
     std::vector<double> multipliers_;
 };
 
