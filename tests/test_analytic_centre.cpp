@@ -46,13 +46,15 @@ double kkt_residual(const CentreProblem& p, const std::vector<double>& x) {
         }
         const double u = 1.0 - used;
         const double v = p.has_floor(m) ? floor - p.floor_rhs[m] : 1.0;
+        // The floor terms w_v·log v + w_r·log(a·x) (plain: w_v = 1, w_r = 0).
+        const double pull = p.floor_weight / v, push = p.has_floor(m) ? p.rate_weight / floor : 0.0;
         for (std::size_t t = 0; t < T; ++t) {
             if (!p.allowed[m * T + t]) continue;
             const double xi = x[m * T + t];
             const double a = p.has_floor(m) ? p.floor_coeff[m * T + t] : 0.0;
             const double cap = p.capacity[t] == no_capacity ? 0.0 : p.gang[m] / type_slack[t];
-            const double r = 1.0 / xi - 1.0 / u - cap + a / v;
-            const double scale = 1.0 / xi + 1.0 / u + cap + std::abs(a / v);
+            const double r = 1.0 / xi - 1.0 / u - cap + a * (pull + push);
+            const double scale = 1.0 / xi + 1.0 / u + cap + std::abs(a * pull) + std::abs(a * push);
             worst = std::max(worst, std::abs(r) / scale);
         }
     }
@@ -137,7 +139,7 @@ std::vector<double> dense_step(const CentreProblem& p, const std::vector<double>
     const std::size_t T = p.types;
     const std::size_t n = p.jobs * T;
     std::vector<double> type_slack = p.capacity;
-    std::vector<double> u(p.jobs), v(p.jobs, 1.0);
+    std::vector<double> u(p.jobs), v(p.jobs, 1.0), rate(p.jobs, 1.0);
     for (std::size_t m = 0; m < p.jobs; ++m) {
         double used = 0.0, floor = 0.0;
         for (std::size_t t = 0; t < T; ++t) {
@@ -146,7 +148,7 @@ std::vector<double> dense_step(const CentreProblem& p, const std::vector<double>
             if (p.has_floor(m)) floor += p.floor_coeff[m * T + t] * x[m * T + t];
         }
         u[m] = 1 - used;
-        if (p.has_floor(m)) v[m] = floor - p.floor_rhs[m];
+        if (p.has_floor(m)) v[m] = floor - p.floor_rhs[m], rate[m] = floor;
     }
     std::vector<double> h(n * n, 0.0);
     for (std::size_t i = 0; i < n; ++i) {
@@ -162,7 +164,9 @@ std::vector<double> dense_step(const CentreProblem& p, const std::vector<double>
             if (i == j) value += 1.0 / (x[i] * x[i]);
             if (mi == mj) {
                 value += 1.0 / (u[mi] * u[mi]);
-                if (p.has_floor(mi)) value += p.floor_coeff[i] * p.floor_coeff[j] / (v[mi] * v[mi]);
+                if (p.has_floor(mi))
+                    value += p.floor_coeff[i] * p.floor_coeff[j] *
+                             (p.floor_weight / (v[mi] * v[mi]) + p.rate_weight / (rate[mi] * rate[mi]));
             }
             if (ti == tj && p.capacity[ti] != no_capacity)
                 value += p.gang[mi] * p.gang[mj] / (type_slack[ti] * type_slack[ti]);
@@ -267,6 +271,77 @@ TEST_CASE("analytic centre: a floor pushes a job onto its fast type", "[unit][lp
         CHECK(x[0] == tight(0.930534691878330));
         CHECK(x[1] == tight(0.0364926314202243));
     }
+}
+
+// Gavel's FTF row and cone for one job (analytic_centre.hpp, "Weighted floors"): the barrier log(c − k·τ) +
+// ½·log(τ·θ − 1) maximised over τ, by golden-section search (the inner maximisation done numerically, not by the
+// closed form the header derives).
+double cone_barrier(double theta, double c, double k) {
+    const auto f = [&](double tau) { return std::log(c - k * tau) + 0.5 * std::log(tau * theta - 1); };
+    double low = 1 / theta, high = c / k;  // τ·θ > 1 and c − kτ > 0
+    const double ratio = (std::sqrt(5.0) - 1) / 2;
+    for (int i = 0; i < 200; ++i) {
+        const double a = high - ratio * (high - low), b = low + ratio * (high - low);
+        (f(a) < f(b) ? low : high) = f(a) < f(b) ? a : b;
+    }
+    return f((low + high) / 2);
+}
+
+TEST_CASE("analytic centre: weighted floors are Gavel's FTF cone program on its optimal face", "[unit][lp]") {
+    AnalyticCentre centre;
+    // One type, no capacity, floor x >= b = 0.5, weights (1.5, −1): φ = log x + log(1 − x) + 1.5·log(x − b) −
+    // log x, so −1/(1 − x) + 1.5/(x − b) = 0 and x = (1.5 + b)/2.5 = 0.8 (the plain barrier gives 0.7887...).
+    CentreProblem p = make_problem(1, {no_capacity}, {1});
+    p.floor_coeff = {1.0};
+    p.floor_rhs = {0.5};
+    p.floor_weight = 1.5;
+    p.rate_weight = -1.0;
+    std::vector<double> x{0.9};
+    REQUIRE(centre.solve(p, x).ok());
+    CHECK(x[0] == tight(0.8));
+    // The same job written as Gavel writes it, with c = 2, k = 1 (floor k/c = 0.5): maximise log x + log(1 − x) +
+    // max_τ [log(c − kτ) + ½·log(τx − 1)] over x by golden section. Its maximiser is the weighted centre.
+    {
+        const auto g = [](double v) { return std::log(v) + std::log(1 - v) + cone_barrier(v, 2.0, 1.0); };
+        double low = 0.5 + 1e-12, high = 1 - 1e-12;
+        const double ratio = (std::sqrt(5.0) - 1) / 2;
+        for (int i = 0; i < 200; ++i) {
+            const double a = high - ratio * (high - low), b = low + ratio * (high - low);
+            (g(a) < g(b) ? low : high) = g(a) < g(b) ? a : b;
+        }
+        CHECK((low + high) / 2 == Approx(0.8).margin(1e-7));
+    }
+    // Weighted floors on random instances (floors made positive, as the weights require): the centre's gradient
+    // vanishes, and the Woodbury step equals a dense solve of the weighted Hessian.
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+        INFO("seed " << seed);
+        std::mt19937_64 rng(5000 + seed);
+        RandomInstance instance = random_instance(rng, 30, 1 + seed % 4, seed % 2 == 1);
+        for (double& rhs : instance.problem.floor_rhs)
+            if (rhs != no_floor && !(rhs > 0)) rhs = no_floor;
+        instance.problem.floor_weight = 1.5;
+        instance.problem.rate_weight = -1.0;
+        std::vector<double> start = instance.start;
+        REQUIRE(centre.solve(instance.problem, start).ok());
+        CHECK(strictly_inside(instance.problem, start));
+        CHECK(kkt_residual(instance.problem, start) < 1e-8);
+        if (seed % 2 == 1) continue;  // the direction needs a strictly feasible point: the even seeds' starts
+        std::vector<double> gradient, step;
+        centre.newton_direction(instance.problem, instance.start, gradient, step);
+        const std::vector<double> dense = dense_step(instance.problem, instance.start, gradient);
+        double largest = 0.0, difference = 0.0;
+        for (std::size_t i = 0; i < dense.size(); ++i) {
+            largest = std::max(largest, std::abs(dense[i]));
+            difference = std::max(difference, std::abs(dense[i] - step[i]));
+        }
+        CHECK(difference <= 1e-10 * largest);
+    }
+    // Weights that would make φ convex somewhere, or a floor <= 0 with a log-rate term, are refused.
+    p.rate_weight = -1.5;
+    CHECK_THROWS_AS(centre.solve(p, x), InternalError);
+    p.rate_weight = -1.0;
+    p.floor_rhs = {-0.1};
+    CHECK_THROWS_AS(centre.solve(p, x), InternalError);
 }
 
 TEST_CASE("analytic centre: binding capacity couples the jobs", "[unit][lp]") {

@@ -29,11 +29,11 @@
 //                (gavel_makespan_bisection) fixes y = 1/T per step, objective Σ θ'_m/R_m.
 //   throughput:  no row in use (free); objective Σ θ' (or Σ θ'/T^prop).
 // Deviations from Gavel (each from POLICIES.md): x_{m,t} = 0 where T_{m,t} = 0 or W_t = 0; deterministic phase
-// 2 vertices instead of ECOS's interior points (with `centre`, the analytic centre of the optimal face, which is
-// the point ECOS approaches: move_to_centre); a job no type with GPUs can run (T^prop = 0, θ^iso = 0) gets
-// x = 0 and no objective row (Gavel divides by zero); FTF and makespan skip jobs with R_m = 0 (x = 0). In the
-// agnostic FTF/makespan/throughput views a job with T_{m,ref} = 0 takes its largest throughput as its
-// reference rate (Gavel would divide by zero).
+// 2 vertices instead of ECOS's interior points (with `centre`, the analytic centre of the optimal face under the
+// barrier of the problem as Gavel hands it to ECOS, the limit of ECOS's central path: move_to_centre); a job no
+// type with GPUs can run (T^prop = 0, θ^iso = 0) gets x = 0 and no objective row (Gavel divides by zero); FTF
+// and makespan skip jobs with R_m = 0 (x = 0). In the agnostic FTF/makespan/throughput views a job with
+// T_{m,ref} = 0 takes its largest throughput as its reference rate (Gavel would divide by zero).
 #include "policies/lp/allocation_lp.hpp"
 
 #include "models/base/input_error.hpp"
@@ -590,6 +590,10 @@ void AllocationLp::State::move_to_centre(const AllocationInput& input) {
     face.allowed.assign(n * types, 0);
     face.floor_coeff.assign(n * types, 0.0);
     face.floor_rhs.assign(n, CentreProblem::no_floor);
+    // FTF's floors carry the weights of Gavel's own formulation (analytic_centre.hpp, "Weighted floors").
+    const bool ftf = options.objective == AllocationObjective::FinishTimeFairness;
+    face.floor_weight = ftf ? 1.5 : 1.0;
+    face.rate_weight = ftf ? -1.0 : 0.0;
     bool any = false;
     for (std::size_t i = 0; i < n; ++i) {
         const AllocationJob& job = input.jobs[i];
@@ -667,6 +671,8 @@ void AllocationLp::State::solve_centre_by_class(std::vector<double>& x) {
     classes.floor_coeff.assign(count * types, 0.0);
     classes.floor_rhs.assign(count, CentreProblem::no_floor);
     classes.multiplicity.assign(count, 0.0);
+    classes.floor_weight = face.floor_weight;
+    classes.rate_weight = face.rate_weight;
     class_x.assign(count * types, 0.0);
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t c = class_of[i];

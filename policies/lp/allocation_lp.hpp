@@ -43,7 +43,8 @@ struct AllocationOptions {
     /// analytic_centre.hpp) instead of the simplex's vertex: what Gavel's interior-point solver (ECOS) returns,
     /// which spreads a job that does not pin the objective over several types. Max-min, FTF and makespan (each
     /// job's objective row becomes a floor at the optimum less a 1e-6 relative slack); max-throughput keeps
-    /// its vertex. Replaces agnostic_spread when on.
+    /// its vertex. FTF's floors carry the barrier weights of Gavel's cone program (1.5·log v − log θ per job:
+    /// analytic_centre.hpp, "Weighted floors"), the others the plain log v. Replaces agnostic_spread when on.
     bool centre = false;
     bool gavel_makespan_bisection = false;  ///< §8.3 compat: bisection over [100, 1e6] s with factor 1.05
     bool normalize_throughput_sum = false;  ///< §8.4: divide T_{m,t} by T^prop_m in the max-throughput objective

@@ -92,7 +92,16 @@ void check_problem(const CentreProblem& problem, std::size_t x_size) {
                 fail(fmt::format("job {}: floor right-hand side {}", m, problem.floor_rhs[m]));
         }
     }
+    if (!(problem.floor_weight > 0) || !(problem.rate_weight <= 0) ||
+        !(problem.floor_weight + problem.rate_weight > 0))
+        fail(fmt::format("floor weights {} and {}: expected floor_weight > 0, rate_weight <= 0, their sum > 0",
+                         problem.floor_weight, problem.rate_weight));
     if (!any_floor) return;
+    if (problem.rate_weight < 0)
+        for (std::size_t m = 0; m < jobs; ++m)
+            if (problem.has_floor(m) && !(problem.floor_rhs[m] > 0))
+                fail(fmt::format("job {}: floor right-hand side {} with rate_weight {}: expected > 0", m,
+                                 problem.floor_rhs[m], problem.rate_weight));
     if (problem.floor_coeff.size() != jobs * types)
         fail(fmt::format("{} floor coefficients for {} jobs × {} types", problem.floor_coeff.size(), jobs, types));
     for (double coefficient : problem.floor_coeff)
@@ -188,7 +197,8 @@ double AnalyticCentre::barrier_value(const CentreProblem& problem, std::span<con
         if (problem.has_floor(m)) {
             const double slack = floor - problem.floor_rhs[m];
             if (!(slack > 0)) return -infinity;
-            value += copies * std::log(slack);
+            value += copies * problem.floor_weight * std::log(slack);
+            if (problem.rate_weight != 0) value += copies * problem.rate_weight * std::log(floor);
         }
     }
     for (std::size_t t = 0; t < types; ++t) {
@@ -218,13 +228,19 @@ double AnalyticCentre::direction(const CentreProblem& problem, std::span<const d
         const double load = problem.load(m);
         const bool floored = problem.has_floor(m);
         const double job_weight = 1.0 / (job_slack_[m] * job_slack_[m]);
-        const double floor_weight = floored ? 1.0 / (floor_slack_[m] * floor_slack_[m]) : 0.0;
+        // The floor terms w_v·log v + w_r·log θ (θ = v + b): gradient (w_v/v + w_r/θ)·a,
+        // Hessian (w_v/v² + w_r/θ²)·a·a^T.
+        const double slack = floor_slack_[m];
+        const double rate = floored ? slack + problem.floor_rhs[m] : 1.0;
+        const double floor_pull = floored ? problem.floor_weight / slack + problem.rate_weight / rate : 0.0;
+        const double floor_weight =
+            floored ? problem.floor_weight / (slack * slack) + problem.rate_weight / (rate * rate) : 0.0;
         for (std::size_t t = 0; t < types; ++t) gradient_[m * types + t] = 0.0;
         for (std::size_t i = 0; i < count; ++i) {
             const std::size_t ti = allowed[i];
             const double entry = x[m * types + ti];
             const double ai = floored ? problem.floor_coeff[m * types + ti] : 0.0;
-            double r = 1.0 / entry - 1.0 / job_slack_[m] + (floored ? ai / floor_slack_[m] : 0.0);
+            double r = 1.0 / entry - 1.0 / job_slack_[m] + ai * floor_pull;
             if (capped(ti)) r -= gang / type_slack_[ti];
             gradient_[m * types + ti] = r;
             for (std::size_t j = 0; j <= i; ++j) {

@@ -55,6 +55,18 @@
 // such classes (one per model and gang), which makes a step that much cheaper. Multiplicity 1 is bit for bit
 // the problem without multiplicities.
 //
+// Weighted floors. An interior-point solver's limit point maximizes the barrier of the problem as it was written
+// for the solver, which need not be the plain φ. Gavel's finish-time fairness (cvxpy → ECOS) is min s subject to
+// s >= (age_m + R_m·τ_m)/D_m (a linear row) and τ_m·θ_m >= 1 with θ_m = Σ_t T_{m,t}·x_{m,t} (cvxpy's inv_pos, one
+// 3-dimensional second-order cone ‖(2, θ − τ)‖ <= θ + τ). ECOS's central path has s∘z = μ·e on each cone, so a
+// second-order cone counts once, like one linear row: its barrier is ½·log((θ + τ)² − (θ − τ)² − 4), i.e.
+// ½·log(τθ − 1) + const. On the optimal face (s = ρ*) the centre maximizes, per job, over τ as well:
+//   max_τ log(c − kτ) + ½·log(τθ − 1) with c = ρ* − age/D, k = R/D,
+// reached at τ = (θc + 2k)/(3kθ), where it equals 1.5·log(θ − k/c) − log θ + const. k/c = R/(ρ*·D − age) is the
+// floor b, and θ − b = v: the job's term is 1.5·log v − log(v + b) instead of log v (floor_weight 1.5,
+// rate_weight −1). Its Hessian along a is (1.5/v² − 1/θ²)·a·a^T, positive since θ > v when b > 0, so the
+// problem keeps the form above with r_{m,t} gaining a_{m,t}·(w_v/v + w_r/θ) and B_m's floor term w_v/v² + w_r/θ².
+//
 // Deterministic (fixed loop order). A solver object keeps its buffers, so repeated solves of the same or a
 // smaller size allocate nothing.
 #include <cstddef>
@@ -78,6 +90,11 @@ struct CentreProblem {
     /// n_m >= 1: job m stands for n_m identical jobs (same gang, allowed types, floor row), which share one x_m
     /// (see "Identical jobs" above); may be empty = 1 each.
     std::vector<double> multiplicity;
+    /// The floor terms' weights in φ (see "Weighted floors"): floor_weight·log v_m + rate_weight·log(v_m + b_m).
+    /// 1 and 0 give the plain barrier above. Allowed: floor_weight > 0, rate_weight <= 0, their sum > 0, and when
+    /// rate_weight < 0 every floor b_m > 0 (so that the term is concave and defined wherever v_m > 0).
+    double floor_weight = 1.0;
+    double rate_weight = 0.0;
 
     bool has_floor(std::size_t job) const { return !floor_rhs.empty() && floor_rhs[job] != no_floor; }
     double copies(std::size_t job) const { return multiplicity.empty() ? 1.0 : multiplicity[job]; }
