@@ -228,11 +228,10 @@ double AnalyticCentre::direction(const CentreProblem& problem, std::span<const d
         const double load = problem.load(m);
         const bool floored = problem.has_floor(m);
         const double job_weight = 1.0 / (job_slack_[m] * job_slack_[m]);
-        // The floor terms w_v·log v + w_r·log θ (θ = v + b): gradient (w_v/v + w_r/θ)·a,
-        // Hessian (w_v/v² + w_r/θ²)·a·a^T.
+        // The floor terms w_v·log v + w_r·log θ (θ = v + b): gradient w_v·a/v + w_r·a/θ, Hessian
+        // (w_v/v² + w_r/θ²)·a·a^T. Written so that w_v = 1, w_r = 0 gives the plain barrier's bits (a/v, 1/v²).
         const double slack = floor_slack_[m];
         const double rate = floored ? slack + problem.floor_rhs[m] : 1.0;
-        const double floor_pull = floored ? problem.floor_weight / slack + problem.rate_weight / rate : 0.0;
         const double floor_weight =
             floored ? problem.floor_weight / (slack * slack) + problem.rate_weight / (rate * rate) : 0.0;
         for (std::size_t t = 0; t < types; ++t) gradient_[m * types + t] = 0.0;
@@ -240,7 +239,8 @@ double AnalyticCentre::direction(const CentreProblem& problem, std::span<const d
             const std::size_t ti = allowed[i];
             const double entry = x[m * types + ti];
             const double ai = floored ? problem.floor_coeff[m * types + ti] : 0.0;
-            double r = 1.0 / entry - 1.0 / job_slack_[m] + ai * floor_pull;
+            double r = 1.0 / entry - 1.0 / job_slack_[m] +
+                       (floored ? problem.floor_weight * (ai / slack) + problem.rate_weight * (ai / rate) : 0.0);
             if (capped(ti)) r -= gang / type_slack_[ti];
             gradient_[m * types + ti] = r;
             for (std::size_t j = 0; j <= i; ++j) {
