@@ -26,7 +26,6 @@ PackedRoundScheduler::PackedRoundScheduler(RoundOptions options, std::unique_ptr
     : options_(options),
       round_(to_time(options.round_s)),
       reset_interval_(to_time(options.reset_interval_s)),
-      half_round_(options.round_s / 2),
       source_(std::move(source)) {
     if (round_ <= 0) throw InternalError("packed rounds: the round must be positive");
 }
@@ -34,7 +33,7 @@ PackedRoundScheduler::PackedRoundScheduler(RoundOptions options, std::unique_ptr
 void PackedRoundScheduler::setup(const ClusterView& view) {
     const Cluster& c = view.cluster();
     types_ = c.gpu_types.size();
-    shares_sum_.assign(types_, 0.0);
+    shares_.setup(types_, options_.round_s / 2);
     capacity_.assign(types_, 0);
     node_cursor_.assign(types_, 0);
     nodes_of_type_.assign(types_, {});
@@ -70,15 +69,14 @@ std::uint32_t PackedRoundScheduler::new_unit(const ClusterView& view, JobIdx a, 
     } else {
         u = static_cast<std::uint32_t>(units_.size());
         units_.emplace_back();
-        for (auto* v : {&x_, &received_, &deficit_, &entitled_}) v->resize(units_.size() * types_, 0.0);
+        shares_.grow(units_.size());
         rate_.resize(units_.size() * types_ * 2, 0.0);
     }
     const JobInfo& ja = view.job(a);
-    units_[u] = {a, b, ja.num_gpus, true, false};
+    units_[u] = {a, b, ja.num_gpus, true};
+    shares_.start_row(u);  // not in X until the next allocation
     for (GpuTypeIdx t = 0; t < types_; ++t) {
         const std::size_t c = cell(u, t);
-        x_[c] = deficit_[c] = entitled_[c] = 0;
-        received_[c] = half_round_;  // seeded, not added to the type's sum (Gavel's add_job)
         double& ra = rate_[c * 2];
         double& rb = rate_[c * 2 + 1];
         ra = rb = 0;
@@ -111,8 +109,7 @@ std::uint32_t PackedRoundScheduler::pair_unit(const ClusterView& view, JobIdx a,
 void PackedRoundScheduler::credit(std::uint32_t u, GpuTypeIdx t, Time from, Time to) {
     if (to <= from) return;
     const double seconds = to_seconds(to - from);
-    received_[cell(u, t)] += seconds;
-    shares_sum_[t] += seconds;
+    shares_.credit(u, t, seconds);
 }
 
 void PackedRoundScheduler::account_finished(const ClusterView& view, JobIdx j) {
@@ -175,30 +172,8 @@ void PackedRoundScheduler::remove_job(JobIdx j) {
     allocation_stale_ = true;
 }
 
-void PackedRoundScheduler::entitle(Time now) {
-    const double elapsed = to_seconds(now - entitled_since_);
-    if (elapsed > 0)
-        for (std::uint32_t u = 0; u < units_.size(); ++u)
-            if (units_[u].alive && units_[u].in_allocation)
-                for (GpuTypeIdx t = 0; t < types_; ++t) entitled_[cell(u, t)] += x_[cell(u, t)] * elapsed;
-    entitled_since_ = now;
-}
-
 void PackedRoundScheduler::reset_shares(Time now) {
-    entitle(now);
-    std::fill(shares_sum_.begin(), shares_sum_.end(), 0.0);
-    for (std::uint32_t u = 0; u < units_.size(); ++u) {
-        if (!units_[u].alive) continue;
-        for (GpuTypeIdx t = 0; t < types_; ++t) {
-            const std::size_t c = cell(u, t);
-            deficit_[c] += entitled_[c] - (received_[c] - half_round_);
-            entitled_[c] = 0;
-            received_[c] = half_round_;
-            shares_sum_[t] += half_round_;
-        }
-    }
-    last_reset_ = now;
-    shares_reset_ = true;
+    shares_.reset(now, live_units());
     ++stats_.resets;
 }
 
@@ -218,7 +193,7 @@ const double* PackedRoundScheduler::pair_rates(const ClusterView& view, ModelIdx
 
 void PackedRoundScheduler::recompute_allocation(const ClusterView& view) {
     const Time now = view.now();
-    entitle(now);
+    shares_.entitle(now, live_units());  // the X that held until now
     input_.clear();
     submit_.clear();
     AllocationInput& singles = input_.singles;
@@ -259,19 +234,19 @@ void PackedRoundScheduler::recompute_allocation(const ClusterView& view) {
         throw InternalError("packed rounds: allocation of the wrong size");
     for (std::uint32_t u = 0; u < units_.size(); ++u)
         if (units_[u].alive) {
-            units_[u].in_allocation = true;  // every job is in X; a pair outside it has x = 0
-            for (GpuTypeIdx t = 0; t < types_; ++t) x_[cell(u, t)] = 0;
+            shares_.set_in_allocation(u, true);  // every job is in X; a pair outside it has x = 0
+            for (GpuTypeIdx t = 0; t < types_; ++t) shares_.set_x(u, t, 0);
         }
     const auto grid = [](double v) { return std::round(v * 1e9) / 1e9; };  // as round_scheduler: ties stay ties
     for (std::size_t i = 0; i < n; ++i)
-        for (GpuTypeIdx t = 0; t < types_; ++t) x_[cell(single_[active_[i]], t)] = grid(x.x_single[i * types_ + t]);
+        for (GpuTypeIdx t = 0; t < types_; ++t) shares_.set_x(single_[active_[i]], t, grid(x.x_single[i * types_ + t]));
     for (std::size_t p = 0; p < input_.pairs.size(); ++p) {
         bool any = false;
         for (GpuTypeIdx t = 0; t < types_; ++t) any = any || grid(x.x_pair[p * types_ + t]) > 0;
         if (!any) continue;
         const std::uint32_t u = pair_unit(view, active_[input_.pairs[p].first], active_[input_.pairs[p].second]);
-        units_[u].in_allocation = true;
-        for (GpuTypeIdx t = 0; t < types_; ++t) x_[cell(u, t)] = grid(x.x_pair[p * types_ + t]);
+        shares_.set_in_allocation(u, true);
+        for (GpuTypeIdx t = 0; t < types_; ++t) shares_.set_x(u, t, grid(x.x_pair[p * types_ + t]));
     }
     allocation_stale_ = false;
     ++stats_.allocations;
@@ -282,10 +257,7 @@ bool PackedRoundScheduler::can_run(std::uint32_t u, GpuTypeIdx t) const {
 }
 
 double PackedRoundScheduler::priority(std::uint32_t u, GpuTypeIdx t) const {
-    const std::size_t c = cell(u, t);
-    if (!units_[u].in_allocation || !(x_[c] > 0) || !can_run(u, t)) return 0;
-    const double f = shares_sum_[t] > 0 ? received_[c] / shares_sum_[t] : 0.0;
-    return f > 0 ? x_[c] / f : x_[c] * 1e9;
+    return shares_.priority(u, t, can_run(u, t));
 }
 
 void PackedRoundScheduler::walk(const ClusterView& view, bool waiting_only) {
@@ -304,8 +276,8 @@ void PackedRoundScheduler::walk(const ClusterView& view, bool waiting_only) {
                 continue;
             Time submit = view.job(unit.a).submit;
             if (unit.b != kNoPartner) submit = std::min(submit, view.job(unit.b).submit);
-            const std::size_t c = cell(u, t);
-            entries_.push_back({priority(u, t), deficit_[c], unit.in_allocation ? x_[c] : 0.0, submit, unit.a, unit.b, u});
+            const double x = shares_.in_allocation(u) ? shares_.x(u, t) : 0.0;
+            entries_.push_back({priority(u, t), shares_.deficit(u, t), x, submit, unit.a, unit.b, u});
         }
         // Highest priority first, popped from a heap: the walk stops once the type is full (as RoundScheduler).
         const auto after = [](const Entry& a, const Entry& b) {
@@ -372,7 +344,7 @@ void PackedRoundScheduler::place(const ClusterView& view) {
         }
         for (std::size_t k = begin; k < end; ++k) {
             Pick& p = picks_[pick_order_[k]];
-            if (p.placed || !units_[p.unit].in_allocation) continue;  // not in X: never placed (Gavel)
+            if (p.placed || !shares_.in_allocation(p.unit)) continue;  // not in X: never placed (Gavel)
             const std::vector<NodeIdx>& nodes = nodes_of_type_[p.type];
             std::size_t& cursor = node_cursor_[p.type];
             p.nodes_begin = static_cast<std::uint32_t>(nodes_.size());
@@ -517,7 +489,7 @@ void PackedRoundScheduler::decide_default(const ClusterView& view, const Changes
     }
     if (allocation_stale_) recompute_allocation(view);
     const bool boundary = round_end_ == kNever || (changes.timer && now >= round_end_);
-    if (boundary && (!shares_reset_ || now - last_reset_ >= reset_interval_)) reset_shares(now);
+    if (boundary && (!shares_.reset_once() || now - shares_.last_reset() >= reset_interval_)) reset_shares(now);
     if (boundary) {
         walk(view, false);
         ++stats_.rounds;
@@ -538,7 +510,8 @@ void PackedRoundScheduler::decide_compat(const ClusterView& view, Decisions& out
     if (gavel_round_running(view, round_end_, out)) return;
     const Time now = view.now();
     if (active_.empty()) return;
-    if (allocation_stale_ && (last_reset_ == 0 || now - last_reset_ >= reset_interval_)) {
+    const Time last_reset = shares_.last_reset();
+    if (allocation_stale_ && (last_reset == 0 || now - last_reset >= reset_interval_)) {
         reset_shares(now);
         recompute_allocation(view);
     }
@@ -563,8 +536,8 @@ void PackedRoundScheduler::decide_compat(const ClusterView& view, Decisions& out
     if (end != kNever) {
         round_end_ = end;
         out.next_call = end;
-    } else if (allocation_stale_ && last_reset_ + reset_interval_ > now) {
-        out.next_call = last_reset_ + reset_interval_;
+    } else if (allocation_stale_ && shares_.last_reset() + reset_interval_ > now) {
+        out.next_call = shares_.last_reset() + reset_interval_;
     }
 }
 

@@ -29,10 +29,12 @@
 #include "policies/lp/packed_allocation.hpp"
 #include "policies/policy.hpp"
 #include "policies/round_scheduler.hpp"
+#include "policies/round_shares.hpp"
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <ranges>
 #include <utility>
 #include <vector>
 
@@ -60,7 +62,7 @@ private:
     struct Unit {
         JobIdx a = 0, b = kNoPartner;  ///< b = kNoPartner: the single job a
         int gang = 1;
-        bool alive = false, in_allocation = false;
+        bool alive = false;
     };
     struct Entry {
         double priority, deficit, x;
@@ -83,8 +85,13 @@ private:
     void account_running(const ClusterView& view, JobIdx j);
     void add_job(const ClusterView& view, JobIdx j);
     void remove_job(JobIdx j);
-    void entitle(Time now);
+    /// Deficits settled and the time shares reseeded (RoundShares::reset), counted in the stats.
     void reset_shares(Time now);
+    /// The units in use: the rows of shares_ that count.
+    auto live_units() const {
+        return std::views::iota(std::size_t{0}, units_.size()) |
+               std::views::filter([this](std::size_t u) { return units_[u].alive; });
+    }
     void recompute_allocation(const ClusterView& view);
     double priority(std::uint32_t u, GpuTypeIdx t) const;
     bool can_run(std::uint32_t u, GpuTypeIdx t) const;
@@ -105,7 +112,6 @@ private:
 
     RoundOptions options_;
     Time round_, reset_interval_;
-    double half_round_;
     std::unique_ptr<PackedAllocationSource> source_;
     PackedRoundStats stats_;
     bool ready_ = false;
@@ -130,18 +136,15 @@ private:
     std::vector<Unit> units_;
     std::vector<std::uint32_t> free_units_;
     std::map<std::pair<JobIdx, JobIdx>, std::uint32_t> pair_units_;
-    std::vector<double> x_, received_, deficit_, entitled_, rate_;
+    RoundShares shares_;  // x, time received, deficits: rows are the units
+    std::vector<double> rate_;
 
-    std::vector<double> shares_sum_;
     std::vector<int> capacity_;
     std::vector<std::vector<NodeIdx>> nodes_of_type_;
     std::vector<int> plan_free_;
     std::vector<std::size_t> node_cursor_;
 
     bool allocation_stale_ = true;
-    bool shares_reset_ = false;
-    Time last_reset_ = 0;
-    Time entitled_since_ = 0;
     Time round_end_ = kNever;
 
     std::vector<double> pair_cache_;  // [((a·dim + b)·types + t)·2 + k]; NaN: not looked up yet

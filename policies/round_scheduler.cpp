@@ -12,7 +12,6 @@ RoundScheduler::RoundScheduler(RoundOptions options, std::unique_ptr<AllocationS
     : options_(options),
       round_(to_time(options.round_s)),
       reset_interval_(to_time(options.reset_interval_s)),
-      half_round_(options.round_s / 2),
       source_(std::move(source)),
       rng_(options.seed, "gavel-type-order") {
     if (round_ <= 0) throw InternalError("round scheduler: the round must be positive");
@@ -21,7 +20,7 @@ RoundScheduler::RoundScheduler(RoundOptions options, std::unique_ptr<AllocationS
 void RoundScheduler::setup(const ClusterView& view) {
     const Cluster& c = view.cluster();
     types_ = c.gpu_types.size();
-    shares_sum_.assign(types_, 0.0);
+    shares_.setup(types_, options_.round_s / 2);
     capacity_.assign(types_, 0);
     node_cursor_.assign(types_, 0);
     type_order_.resize(types_);
@@ -44,11 +43,10 @@ std::uint32_t RoundScheduler::take_slot(JobIdx j) {
     } else {
         slot = static_cast<std::uint32_t>(accounted_.size());
         accounted_.push_back(0);
-        in_allocation_.push_back(0);
         picked_.push_back(0);
         skip_.push_back(0);
-        for (auto* v : {&throughput_, &x_, &received_, &deficit_, &entitled_})
-            v->resize(accounted_.size() * types_, 0.0);
+        throughput_.resize(accounted_.size() * types_, 0.0);
+        shares_.grow(accounted_.size());
     }
     slot_of_[j] = slot;
     return slot;
@@ -60,8 +58,7 @@ void RoundScheduler::account(const ClusterView& view, JobIdx j) {
     const Time to = job.state == JobState::Finished ? std::min(job.finish, view.now()) : view.now();
     if (to > from) {
         const double seconds = to_seconds(to - from);
-        received_[cell(j, job.gpu_type)] += seconds;
-        shares_sum_[job.gpu_type] += seconds;
+        shares_.credit(slot_of_[j], job.gpu_type, seconds);
     }
     accounted_[slot_of_[j]] = view.now();
 }
@@ -74,12 +71,8 @@ void RoundScheduler::add_job(const ClusterView& view, JobIdx j) {
         const std::size_t c = cell(j, t);
         const bool can_run = (job.runnable >> t & 1U) != 0 && view.cluster().gpus_of_type(t) >= job.num_gpus;
         throughput_[c] = can_run ? view.rates().rate(job.model, t, job.num_gpus) : 0.0;
-        received_[c] = half_round_;  // Gavel's add_job: seeded, but not added to the type's sum
-        deficit_[c] = 0;
-        entitled_[c] = 0;
-        x_[c] = 0;
     }
-    in_allocation_[slot_of_[j]] = 0;
+    shares_.start_row(slot_of_[j]);
     accounted_[slot_of_[j]] = view.now();
     allocation_stale_ = true;
 }
@@ -93,35 +86,14 @@ void RoundScheduler::remove_job(JobIdx j) {
     allocation_stale_ = true;
 }
 
-void RoundScheduler::entitle(Time now) {
-    const double elapsed = to_seconds(now - entitled_since_);
-    if (elapsed > 0)
-        for (const JobIdx j : active_)
-            if (in_allocation_[slot_of_[j]])
-                for (GpuTypeIdx t = 0; t < types_; ++t) entitled_[cell(j, t)] += x_[cell(j, t)] * elapsed;
-    entitled_since_ = now;
-}
-
 void RoundScheduler::reset_shares(Time now) {
-    // Gavel's _reset_time_run_so_far: the deficit against the allocation(s) that held since the last reset.
-    entitle(now);
-    std::fill(shares_sum_.begin(), shares_sum_.end(), 0.0);
-    for (const JobIdx j : active_)
-        for (GpuTypeIdx t = 0; t < types_; ++t) {
-            const std::size_t c = cell(j, t);
-            deficit_[c] += entitled_[c] - (received_[c] - half_round_);
-            entitled_[c] = 0;
-            received_[c] = half_round_;
-            shares_sum_[t] += half_round_;
-        }
-    last_reset_ = now;
-    shares_reset_ = true;
+    shares_.reset(now, live_slots());
     ++stats_.resets;
 }
 
 void RoundScheduler::recompute_allocation(const ClusterView& view) {
     const Time now = view.now();
-    entitle(now);
+    shares_.entitle(now, live_slots());  // the X that held until now
     input_.clear_jobs();
     submit_.clear();
     for (const JobIdx j : active_) {
@@ -136,8 +108,9 @@ void RoundScheduler::recompute_allocation(const ClusterView& view) {
         const JobIdx j = active_[i];
         // On a 1e-6 grid: equal shares stay equal. Neither solver noise nor the LPs' phase 2, which may move a
         // share by its 1e-7 relative slack, may break the ties between them (the walk breaks them by arrival).
-        for (GpuTypeIdx t = 0; t < types_; ++t) x_[cell(j, t)] = std::round(x[i * types_ + t] * 1e6) / 1e6;
-        in_allocation_[slot_of_[j]] = 1;
+        for (GpuTypeIdx t = 0; t < types_; ++t)
+            shares_.set_x(slot_of_[j], t, std::round(x[i * types_ + t] * 1e6) / 1e6);
+        shares_.set_in_allocation(slot_of_[j], true);
     }
     allocation_stale_ = false;
     ++stats_.allocations;
@@ -149,10 +122,7 @@ void RoundScheduler::shuffle_type_order() {
 }
 
 double RoundScheduler::priority(JobIdx j, GpuTypeIdx t) const {
-    const std::size_t c = cell(j, t);
-    if (!in_allocation_[slot_of_[j]] || !(x_[c] > 0) || !(throughput_[c] > 0)) return 0;
-    const double f = shares_sum_[t] > 0 ? received_[c] / shares_sum_[t] : 0.0;
-    return f > 0 ? x_[c] / f : x_[c] * 1e9;
+    return shares_.priority(slot_of_[j], t, throughput_[cell(j, t)] > 0);
 }
 
 void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
@@ -170,10 +140,11 @@ void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
             if (!(throughput_[c] > 0)) continue;
             const JobInfo& job = view.job(j);
             if (waiting_only && (job.state != JobState::Queued || skip_[slot_of_[j]] == call_stamp_)) continue;
-            const double x = in_allocation_[slot_of_[j]] ? x_[c] : 0.0;
+            const std::uint32_t slot = slot_of_[j];
+            const double x = shares_.in_allocation(slot) ? shares_.x(slot, t) : 0.0;
             const double p = priority(j, t);
             if (skip_zero && !(p > 0)) continue;  // passed over below anyway: keep it out of the heap
-            entries_.push_back({p, deficit_[c], x, job.submit, j});
+            entries_.push_back({p, shares_.deficit(slot, t), x, job.submit, j});
         }
         // Highest priority first. The walk stops once the type is full, usually after a few dozen of hundreds of
         // entries: a heap pops them in the order a sort would give (the order is total) without sorting the rest.
@@ -223,7 +194,7 @@ void RoundScheduler::decide_default(const ClusterView& view, const Changes& chan
     }
     if (allocation_stale_) recompute_allocation(view);
     const bool boundary = round_end_ == kNever || (changes.timer && now >= round_end_);
-    if (boundary && (!shares_reset_ || now - last_reset_ >= reset_interval_)) reset_shares(now);
+    if (boundary && (!shares_.reset_once() || now - shares_.last_reset() >= reset_interval_)) reset_shares(now);
     if (boundary) {
         walk(view, false);
         ++stats_.rounds;
@@ -284,7 +255,7 @@ void RoundScheduler::place_compat(const ClusterView& view) {
         // Then the lowest free GPUs in node order (Gavel's server walk never goes back, so this is the same).
         for (std::size_t k = begin; k < end; ++k) {
             Pick& p = picks_[pick_order_[k]];
-            if (p.placed || !in_allocation_[slot_of_[p.job]]) continue;  // not in X: never placed (Gavel)
+            if (p.placed || !shares_.in_allocation(slot_of_[p.job])) continue;  // not in X: never placed (Gavel)
             const std::vector<NodeIdx>& nodes = nodes_of_type_[p.type];
             std::size_t& cursor = node_cursor_[p.type];
             p.nodes_begin = static_cast<std::uint32_t>(nodes_.size());
@@ -318,7 +289,7 @@ bool RoundScheduler::renew_all_fifo(const ClusterView& view, Decisions& out) {
     for (const JobIdx j : running) {
         const JobInfo& job = view.job(j);
         const std::size_t c = cell(j, job.gpu_type);
-        if (!in_allocation_[slot_of_[j]] || !(x_[c] > 0) || !(throughput_[c] > 0)) return false;
+        if (!(priority(j, job.gpu_type) > 0)) return false;  // not in X, no share there, or cannot run there
         const Time finish = gavel_micro_task_end(now, throughput_[c], job.remaining_at(now), tau, round_);
         end = end == kNever ? finish : std::max(end, finish);
     }
@@ -334,7 +305,8 @@ void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
     if (gavel_round_running(view, round_end_, out)) return;
     const Time now = view.now();
     if (active_.empty()) return;
-    if (allocation_stale_ && (last_reset_ == 0 || now - last_reset_ >= reset_interval_)) {
+    const Time last_reset = shares_.last_reset();
+    if (allocation_stale_ && (last_reset == 0 || now - last_reset >= reset_interval_)) {
         reset_shares(now);
         recompute_allocation(view);
     }
@@ -362,8 +334,8 @@ void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
     if (end != kNever) {
         round_end_ = end;
         out.next_call = end;
-    } else if (allocation_stale_ && last_reset_ + reset_interval_ > now) {
-        out.next_call = last_reset_ + reset_interval_;  // nothing placed: try again when the reset gate opens
+    } else if (allocation_stale_ && shares_.last_reset() + reset_interval_ > now) {
+        out.next_call = shares_.last_reset() + reset_interval_;  // nothing placed: try again when the gate opens
     }
 }
 

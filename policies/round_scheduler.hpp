@@ -49,10 +49,12 @@
 #include "policies/allocation_source.hpp"
 #include "policies/desired_state.hpp"
 #include "policies/policy.hpp"
+#include "policies/round_shares.hpp"
 #include "traces/random.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <ranges>
 #include <vector>
 
 namespace dlsim {
@@ -103,10 +105,12 @@ private:
     void account(const ClusterView& view, JobIdx j);
     void add_job(const ClusterView& view, JobIdx j);
     void remove_job(JobIdx j);
-    /// Adds x·(time since the last call) to every active job's entitlement (the X that held until now).
-    void entitle(Time now);
-    /// Deficits settled (entitlement − time received) and the time shares reseeded with τ/2.
+    /// Deficits settled and the time shares reseeded (RoundShares::reset), counted in the stats.
     void reset_shares(Time now);
+    /// The slots of the active jobs: the rows of shares_ in use.
+    auto live_slots() const {
+        return active_ | std::views::transform([this](JobIdx j) -> std::size_t { return slot_of_[j]; });
+    }
     /// X for the active jobs from the allocation source.
     void recompute_allocation(const ClusterView& view);
     double priority(JobIdx j, GpuTypeIdx t) const;
@@ -124,7 +128,6 @@ private:
 
     RoundOptions options_;
     Time round_, reset_interval_;
-    double half_round_;  // τ/2 in seconds: the seed of every time share at a reset
     std::unique_ptr<AllocationSource> source_;
     Rng rng_;
     RoundStats stats_;
@@ -137,23 +140,18 @@ private:
     static constexpr std::uint32_t kNoSlot = UINT32_MAX;
     std::vector<std::uint32_t> slot_of_;
     std::vector<std::uint32_t> free_slots_;
-    std::vector<double> throughput_, x_, received_, deficit_;
-    std::vector<double> entitled_;  // Σ x·time over the allocations since the last reset (a deficit's first term)
-    std::vector<char> in_allocation_;
+    std::vector<double> throughput_;
+    RoundShares shares_;  // x, time received, deficits: rows are the slots
     std::vector<Time> accounted_;
     std::vector<std::uint32_t> picked_;  // the walk number that selected the job
     std::vector<std::uint32_t> skip_;    // the call number at which the job was declined
     std::uint32_t walk_stamp_ = 0, call_stamp_ = 0;
     // Per type.
-    std::vector<double> shares_sum_;  // Σ over jobs of received time on the type since the last reset
     std::vector<int> capacity_;       // scratch: GPUs left in a walk
     std::vector<GpuTypeIdx> type_order_;
     std::vector<std::vector<NodeIdx>> nodes_of_type_;
 
     bool allocation_stale_ = true;  // a job arrived or finished since X was computed
-    bool shares_reset_ = false;     // the time shares were reset at least once
-    Time last_reset_ = 0;
-    Time entitled_since_ = 0;
     Time round_end_ = kNever;  // default: the next boundary; compat: when the current round ends
 
     AllocationInput input_;
