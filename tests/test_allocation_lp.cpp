@@ -17,6 +17,7 @@
 //   at its cheapest, so X is unique: A {6/11, 0, 0}, B {0, 9/11, 0}, C {5/22, 1/11, 1/2}.
 #include "models/base/input_error.hpp"
 #include "policies/lp/allocation_lp.hpp"
+#include "policies/lp/analytic_centre.hpp"
 #include "policies/lp/linear_program.hpp"
 
 #include <catch2/catch.hpp>
@@ -757,6 +758,63 @@ TEST_CASE("allocation lp: an unchanged max-min LP is not re-solved", "[lp]") {
     CHECK_FALSE(changed.cold);
     CHECK(changed.objective == exact(6.0 / 5));
     check_x(changed, {{0.8, 0}, {0.1, 0.5}});
+}
+
+TEST_CASE("allocation lp: FTF's centre is the centre of its optimal face under Gavel's barrier weights", "[lp]") {
+    // Six jobs on 4 + 4 + 4 GPUs, the elapsed denominator (Gavel-compatible mode). θ^iso = Σ_t T/3 (x^iso =
+    // (4/6)/max(1, 12/6) per type). F runs alike everywhere (T = 2, 2, 2): full time on any mix gives θ_F = 2 =
+    // θ^iso_F, so ρ_F >= 1 and F pins ρ* = 1 (A, old and nearly done, could reach (10000 + 100/2)/D_A = 0.9965).
+    // Every floor is then θ^iso_m, which six jobs meet with half the GPUs: the optimal face is wide, and the
+    // tie-break decides X.
+    const AllocationInput input = make_input({4, 4, 4}, {{1, {2, 1, 0.5}, 100, 10000},
+                                                         {1, {3, 2, 1}, 5000, 0},
+                                                         {1, {1, 3, 1}, 8000, 200},
+                                                         {1, {1, 1, 2}, 3000, 400},
+                                                         {1, {4, 1, 1}, 6000, 100},
+                                                         {1, {2, 2, 2}, 4000, 300}});
+    AllocationOptions options = options_for(AllocationObjective::FinishTimeFairness);
+    options.ftf_elapsed_denominator = true;
+    const AllocationResult vertex = AllocationLp(options).solve(input);
+    options.centre = true;
+    AllocationLp lp(options);
+    const AllocationResult& r = lp.solve(input);
+    check_feasible(input, r);
+    CHECK(r.objective == Approx(1).epsilon(1e-9));
+    CHECK(vertex.objective == Approx(r.objective).epsilon(1e-12));
+    CHECK(r.fraction(5, 0) + r.fraction(5, 1) + r.fraction(5, 2) == Approx(1).margin(1e-5));  // F full time
+
+    // The face as analytic_centre.hpp states it: floors θ_m >= R_m/(ρ*·D_m − age_m), lowered by 1e-6.
+    CentreProblem face;
+    face.jobs = input.jobs.size();
+    face.types = 3;
+    face.capacity = input.capacities;
+    for (std::size_t i = 0; i < face.jobs; ++i) {
+        const AllocationJob& job = input.jobs[i];
+        double iso = 0;
+        for (std::size_t t = 0; t < 3; ++t) iso += input.throughput(i, t) / 3;
+        const double d = job.age + job.remaining / iso;
+        face.gang.push_back(job.gang);
+        for (std::size_t t = 0; t < 3; ++t) {
+            face.allowed.push_back(1);
+            face.floor_coeff.push_back(input.throughput(i, t));
+        }
+        face.floor_rhs.push_back(job.remaining / (r.objective * d - job.age) * (1 - 1e-6));
+    }
+    const auto centre_of = [&](double floor_weight, double rate_weight) {
+        face.floor_weight = floor_weight;
+        face.rate_weight = rate_weight;
+        std::vector<double> x = vertex.x;
+        REQUIRE(AnalyticCentre().solve(face, x).ok());
+        return x;
+    };
+    const std::vector<double> weighted = centre_of(1.5, -1.0), plain = centre_of(1.0, 0.0);
+    double to_weighted = 0, plain_apart = 0;
+    for (std::size_t k = 0; k < weighted.size(); ++k) {
+        to_weighted = std::max(to_weighted, std::abs(r.x[k] - weighted[k]));
+        plain_apart = std::max(plain_apart, std::abs(plain[k] - weighted[k]));
+    }
+    CHECK(to_weighted < 1e-6);
+    CHECK(plain_apart > 1e-2);  // the weights matter here: the test tells the two barriers apart
 }
 
 TEST_CASE("allocation lp: the centre tie-break spreads the jobs that do not pin the optimum", "[lp]") {
