@@ -237,7 +237,7 @@ void PackedRoundScheduler::recompute_allocation(const ClusterView& view) {
             shares_.set_in_allocation(u, true);  // every job is in X; a pair outside it has x = 0
             for (GpuTypeIdx t = 0; t < types_; ++t) shares_.set_x(u, t, 0);
         }
-    const auto grid = [](double v) { return std::round(v * 1e9) / 1e9; };  // as round_scheduler: ties stay ties
+    const auto grid = [](double v) { return std::round(v * 1e9) / 1e9; };  // ties stay ties (round_scheduler: 1e-6)
     for (std::size_t i = 0; i < n; ++i)
         for (GpuTypeIdx t = 0; t < types_; ++t) shares_.set_x(single_[active_[i]], t, grid(x.x_single[i * types_ + t]));
     for (std::size_t p = 0; p < input_.pairs.size(); ++p) {
