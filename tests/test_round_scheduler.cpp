@@ -5,11 +5,13 @@
 #include "policies/fifo_allocation.hpp"
 #include "policies/registry.hpp"
 #include "policies/round_scheduler.hpp"
+#include "policies/round_shares.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <functional>
 #include <map>
+#include <vector>
 
 using namespace dlsim;
 using namespace dlsim::test;
@@ -45,6 +47,48 @@ std::vector<NodeShare> shares(const Allocation& a) { return a.shares; }
 const char* kThreeLong = "job_id,submit_time,num_gpus,duration\na,0,1,1000\nb,0,1,1000\nc,0,1,1000\n";
 
 }  // namespace
+
+TEST_CASE("round shares: priorities, entitlement and the reset's deficits by hand", "[unit][gavel]") {
+    // Two types, τ/2 = 180 s, three rows; rows 0 and 1 hold x = 1/2 on type 0, row 2 is not in X.
+    RoundShares shares;
+    shares.setup(2, 180);
+    shares.grow(3);
+    for (std::size_t row = 0; row < 3; ++row) shares.start_row(row);
+    shares.entitle(0, std::vector<std::size_t>{});  // the allocation holds from t = 0
+    for (std::size_t row = 0; row < 2; ++row) {
+        shares.set_x(row, 0, 0.5);
+        shares.set_in_allocation(row, true);
+    }
+    // Nothing received yet on type 0 (the starting seeds are not in the type's sum): x·1e9.
+    CHECK(shares.priority(0, 0, true) == 0.5e9);
+    CHECK(shares.priority(2, 0, true) == 0);   // not in X
+    CHECK(shares.priority(0, 1, true) == 0);   // no share on type 1
+    CHECK(shares.priority(0, 0, false) == 0);  // cannot run there
+    // Row 0 ran 360 s: received 180 + 360 = 540 against a type sum of 360, f = 1.5, priority 0.5/1.5 = 1/3;
+    // row 1 has its seed alone, f = 0.5, priority 1: it goes first.
+    shares.credit(0, 0, 360);
+    CHECK(shares.priority(0, 0, true) == Approx(1.0 / 3).epsilon(1e-15));
+    CHECK(shares.priority(1, 0, true) == Approx(1.0).epsilon(1e-15));
+    // Reset at 720 s over rows 0 and 1: entitled 0.5·720 = 360 each. Deficits: row 0 360 − (540 − 180) = 0,
+    // row 1 360 − (180 − 180) = 360. Received reseeded to 180 and now counted: both f = 180/360, priority 1.
+    CHECK(shares.last_reset() == 0);
+    CHECK_FALSE(shares.reset_once());
+    shares.reset(to_time(720), std::vector<std::size_t>{0, 1});
+    CHECK(shares.reset_once());
+    CHECK(shares.last_reset() == to_time(720));
+    CHECK(shares.deficit(0, 0) == 0);
+    CHECK(shares.deficit(1, 0) == 360);
+    CHECK(shares.deficit(1, 1) == 0);
+    CHECK(shares.priority(0, 0, true) == 1.0);
+    CHECK(shares.priority(1, 0, true) == 1.0);
+    // A row outside the live range is left alone: row 2 keeps its seed and is not in the sum. Another 360 s:
+    // row 1 entitled 180 (x = 1/2) and received 360 beyond its seed, deficit 360 + 180 − 360 = 180.
+    shares.credit(1, 0, 360);
+    shares.reset(to_time(1080), std::vector<std::size_t>{0, 1});
+    CHECK(shares.deficit(1, 0) == 180);
+    CHECK(shares.deficit(0, 0) == 180);  // row 0 entitled 180, received nothing beyond its seed
+    CHECK(shares.deficit(2, 0) == 0);
+}
 
 TEST_CASE("gavel rounds: priorities x/f decide who runs in each round (3 jobs, 2 GPUs)", "[schedule][gavel]") {
     // X (max-min, one type): z <= x_m, Σ x <= 2, x <= 1 -> z* = 2/3; phase 2 (max Σ x = 2) leaves x = 2/3 each.
