@@ -354,6 +354,20 @@ RegistryEntry<Policy> round_entry(
             }};
 }
 
+/// A choice between a value for the default mode and one for the Gavel-compatible mode, with "auto" (the
+/// default) following the run's mode: tie_break, ftf_denominator, type_pick.
+ParamSpec mode_choice_param(std::string name, std::string plain, std::string compat_value, std::string description) {
+    return {std::move(name), ParamType::Choice, "auto", std::move(description),
+            {"auto", std::move(plain), std::move(compat_value)}};
+}
+
+/// True when mode-choice parameter `name` (mode_choice_param) selects `compat_value`: set to it, or "auto" under
+/// gavel_compat.
+bool picks_compat_value(const Params& p, const std::string& name, const std::string& compat_value, bool compat) {
+    const std::string value = p.get(name);
+    return value == compat_value || (value == "auto" && compat);
+}
+
 /// An LP source with the given objective and view; `tune` sets the objective's own options.
 std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext&, bool)> lp_source(
     AllocationObjective objective, ThroughputView view,
@@ -362,10 +376,7 @@ std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext
         AllocationOptions o;
         o.objective = objective;
         o.view = view;
-        if (p.values().count("tie_break")) {
-            const std::string tie = p.get("tie_break");
-            o.centre = tie == "centre" || (tie == "auto" && compat);
-        }
+        if (p.values().count("tie_break")) o.centre = picks_compat_value(p, "tie_break", "centre", compat);
         if (tune) tune(o, p, context, compat);
         return std::make_unique<LpAllocationSource>(o);
     };
@@ -373,12 +384,12 @@ std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext
 
 /// How an LP policy picks among equally optimal allocations.
 ParamSpec tie_break_param() {
-    return {"tie_break", ParamType::Choice, "auto",
-            "among equally optimal allocations: vertex (GLPK's simplex vertex after phase 2: a job not pinning the "
-            "optimum runs on its best type), centre (the analytic centre of the optimal face, as Gavel's "
-            "interior-point solver: such a job's time is spread over types); auto: centre with gavel_compat, else "
-            "vertex",
-            {"auto", "vertex", "centre"}};
+    return mode_choice_param(
+        "tie_break", "vertex", "centre",
+        "among equally optimal allocations: vertex (GLPK's simplex vertex after phase 2: a job not pinning the "
+        "optimum runs on its best type), centre (the analytic centre of the optimal face, as Gavel's "
+        "interior-point solver: such a job's time is spread over types); auto: centre with gavel_compat, else "
+        "vertex");
 }
 
 /// `reference_type` of an agnostic policy: a type of the run's cluster ("" = its reference type).
@@ -407,33 +418,31 @@ ParamSpec reference_type_param() {
 
 /// FTF's ρ denominator (AllocationOptions::ftf_elapsed_denominator).
 ParamSpec ftf_denominator_param() {
-    return {"ftf_denominator", ParamType::Choice, "auto",
-            "rho's denominator D_m: isolated-time (I_m + R_m/theta_iso, Gavel's code at HEAD and POLICIES.md "
-            "8.2), elapsed (age_m + R_m/theta_iso, Gavel's earlier code, which Fig. 8's numbers match); auto: "
-            "elapsed with gavel_compat, else isolated-time",
-            {"auto", "isolated-time", "elapsed"}};
+    return mode_choice_param(
+        "ftf_denominator", "isolated-time", "elapsed",
+        "rho's denominator D_m: isolated-time (I_m + R_m/theta_iso, Gavel's code at HEAD and POLICIES.md 8.2), "
+        "elapsed (age_m + R_m/theta_iso, Gavel's earlier code, which Fig. 8's numbers match); auto: elapsed with "
+        "gavel_compat, else isolated-time");
 }
 
 /// Sets AllocationOptions::ftf_elapsed_denominator from `ftf_denominator`.
 void tune_ftf_denominator(AllocationOptions& o, const Params& p, bool compat) {
-    const std::string d = p.get("ftf_denominator");
-    o.ftf_elapsed_denominator = d == "elapsed" || (d == "auto" && compat);
+    o.ftf_elapsed_denominator = picks_compat_value(p, "ftf_denominator", "elapsed", compat);
 }
 
 /// How the FIFO allocations pick a type (policies/fifo_allocation.hpp).
 ParamSpec fifo_pick_param() {
-    return {"type_pick", ParamType::Choice, "auto",
-            "intended: fifo-het the fastest type with room, gavel-fifo a uniform draw (ties in cluster order); "
-            "gavel-code: as Gavel's fifo.py runs (types by name; gavel-fifo then puts nearly every job on the last "
-            "name, e.g. v100); auto: gavel-code with gavel_compat, else intended",
-            {"auto", "intended", "gavel-code"}};
+    return mode_choice_param(
+        "type_pick", "intended", "gavel-code",
+        "intended: fifo-het the fastest type with room, gavel-fifo a uniform draw (ties in cluster order); "
+        "gavel-code: as Gavel's fifo.py runs (types by name; gavel-fifo then puts nearly every job on the last "
+        "name, e.g. v100); auto: gavel-code with gavel_compat, else intended");
 }
 
 /// Gavel's FIFO allocation, perf (fifo_perf) or agnostic (fifo).
 std::function<std::unique_ptr<AllocationSource>(const Params&, const MakeContext&, bool)> fifo_source(bool perf) {
     return [perf](const Params& p, const MakeContext& context, bool compat) {
-        const std::string pick = p.get("type_pick");
-        const bool code = pick == "gavel-code" || (pick == "auto" && compat);
+        const bool code = picks_compat_value(p, "type_pick", "gavel-code", compat);
         std::vector<std::uint32_t> order;
         if (context.cluster != nullptr) {
             for (std::uint32_t t = 0; t < context.cluster->gpu_types.size(); ++t) order.push_back(t);
