@@ -273,18 +273,25 @@ TEST_CASE("analytic centre: a floor pushes a job onto its fast type", "[unit][lp
     }
 }
 
-// Gavel's FTF row and cone for one job (analytic_centre.hpp, "Weighted floors"): the barrier log(c − k·τ) +
-// ½·log(τ·θ − 1) maximised over τ, by golden-section search (the inner maximisation done numerically, not by the
-// closed form the header derives).
-double cone_barrier(double theta, double c, double k) {
-    const auto f = [&](double tau) { return std::log(c - k * tau) + 0.5 * std::log(tau * theta - 1); };
-    double low = 1 / theta, high = c / k;  // τ·θ > 1 and c − kτ > 0
+// The maximiser of a unimodal f on (low, high), by golden-section search (200 steps: to rounding).
+template <class F>
+double golden_section_argmax(const F& f, double low, double high) {
     const double ratio = (std::sqrt(5.0) - 1) / 2;
     for (int i = 0; i < 200; ++i) {
         const double a = high - ratio * (high - low), b = low + ratio * (high - low);
-        (f(a) < f(b) ? low : high) = f(a) < f(b) ? a : b;
+        if (f(a) < f(b))
+            low = a;
+        else
+            high = b;
     }
-    return f((low + high) / 2);
+    return (low + high) / 2;
+}
+
+// Gavel's FTF row and cone for one job (analytic_centre.hpp, "Weighted floors"): the barrier log(c − k·τ) +
+// ½·log(τ·θ − 1) maximised over τ numerically, not by the closed form the header derives.
+double cone_barrier(double theta, double c, double k) {
+    const auto f = [&](double tau) { return std::log(c - k * tau) + 0.5 * std::log(tau * theta - 1); };
+    return f(golden_section_argmax(f, 1 / theta, c / k));  // τ·θ > 1 and c − kτ > 0
 }
 
 TEST_CASE("analytic centre: weighted floors are Gavel's FTF cone program on its optimal face", "[unit][lp]") {
@@ -303,13 +310,7 @@ TEST_CASE("analytic centre: weighted floors are Gavel's FTF cone program on its 
     // max_τ [log(c − kτ) + ½·log(τx − 1)] over x by golden section. Its maximiser is the weighted centre.
     {
         const auto g = [](double v) { return std::log(v) + std::log(1 - v) + cone_barrier(v, 2.0, 1.0); };
-        double low = 0.5 + 1e-12, high = 1 - 1e-12;
-        const double ratio = (std::sqrt(5.0) - 1) / 2;
-        for (int i = 0; i < 200; ++i) {
-            const double a = high - ratio * (high - low), b = low + ratio * (high - low);
-            (g(a) < g(b) ? low : high) = g(a) < g(b) ? a : b;
-        }
-        CHECK((low + high) / 2 == Approx(0.8).margin(1e-7));
+        CHECK(golden_section_argmax(g, 0.5 + 1e-12, 1 - 1e-12) == Approx(0.8).margin(1e-7));
     }
     // Weighted floors on random instances (floors made positive, as the weights require): the centre's gradient
     // vanishes, and the Woodbury step equals a dense solve of the weighted Hessian.
