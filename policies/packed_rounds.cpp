@@ -24,11 +24,8 @@ bool same_gpus(const Allocation& held, GpuTypeIdx t, std::span<const NodeShare> 
 
 PackedRoundScheduler::PackedRoundScheduler(RoundOptions options, std::unique_ptr<PackedAllocationSource> source)
     : options_(options),
-      round_(to_time(options.round_s)),
-      reset_interval_(to_time(options.reset_interval_s)),
-      source_(std::move(source)) {
-    if (round_ <= 0) throw InternalError("packed rounds: the round must be positive");
-}
+      cycle_(to_time(options.round_s), to_time(options.reset_interval_s), "packed rounds"),
+      source_(std::move(source)) {}
 
 void PackedRoundScheduler::setup(const ClusterView& view) {
     const Cluster& c = view.cluster();
@@ -147,7 +144,7 @@ void PackedRoundScheduler::add_job(const ClusterView& view, JobIdx j) {
     accounted_[j] = view.now();
     intended_partner_[j] = kNoPartner;
     active_.insert(std::lower_bound(active_.begin(), active_.end(), j), j);
-    allocation_stale_ = true;
+    cycle_.invalidate();
 }
 
 void PackedRoundScheduler::remove_job(JobIdx j) {
@@ -169,7 +166,7 @@ void PackedRoundScheduler::remove_job(JobIdx j) {
     if (q != kNoPartner && intended_partner_[q] == j) intended_partner_[q] = kNoPartner;
     intended_partner_[j] = kNoPartner;
     single_[j] = kNone;
-    allocation_stale_ = true;
+    cycle_.invalidate();
 }
 
 void PackedRoundScheduler::reset_shares(Time now) {
@@ -248,7 +245,7 @@ void PackedRoundScheduler::recompute_allocation(const ClusterView& view) {
         shares_.set_in_allocation(u, true);
         for (GpuTypeIdx t = 0; t < types_; ++t) shares_.set_x(u, t, grid(x.x_pair[p * types_ + t]));
     }
-    allocation_stale_ = false;
+    cycle_.allocated();
     ++stats_.allocations;
 }
 
@@ -476,50 +473,33 @@ void PackedRoundScheduler::decide(const ClusterView& view, const Changes& change
     for (const JobIdx j : view.running_jobs()) account_running(view, j);
     for (const JobIdx j : changes.arrived) add_job(view, j);
     if (options_.gavel_compat)
-        decide_compat(view, out);
+        cycle_.step_compat(*this, view, !active_.empty(), shares_, out);
     else
-        decide_default(view, changes, out);
+        cycle_.step_default(*this, view, changes.timer, !active_.empty(), shares_, out);
 }
 
-void PackedRoundScheduler::decide_default(const ClusterView& view, const Changes& changes, Decisions& out) {
-    const Time now = view.now();
-    if (active_.empty()) {
-        round_end_ = kNever;
-        return;
-    }
-    if (allocation_stale_) recompute_allocation(view);
-    const bool boundary = round_end_ == kNever || (changes.timer && now >= round_end_);
-    if (boundary && (!shares_.reset_once() || now - shares_.last_reset() >= reset_interval_)) reset_shares(now);
-    if (boundary) {
-        walk(view, false);
-        ++stats_.rounds;
-        emit_default(view, out);
-        round_end_ = now + round_;
-    } else {
-        walk(view, true);
-        ++stats_.fills;
-        for (const Pick& p : picks_) {
-            out.start(units_[p.unit].a, p.type, units_[p.unit].gang);
-            intended_partner_[units_[p.unit].a] = kNoPartner;
-        }
-    }
-    out.next_call = round_end_;
+void PackedRoundScheduler::boundary_round(const ClusterView& view, Decisions& out) {
+    walk(view, false);
+    ++stats_.rounds;
+    emit_default(view, out);
 }
 
-void PackedRoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
-    if (gavel_round_running(view, round_end_, out)) return;
-    const Time now = view.now();
-    if (active_.empty()) return;
-    const Time last_reset = shares_.last_reset();
-    if (allocation_stale_ && (last_reset == 0 || now - last_reset >= reset_interval_)) {
-        reset_shares(now);
-        recompute_allocation(view);
+void PackedRoundScheduler::fill_round(const ClusterView& view, Decisions& out) {
+    walk(view, true);
+    ++stats_.fills;
+    for (const Pick& p : picks_) {
+        out.start(units_[p.unit].a, p.type, units_[p.unit].gang);
+        intended_partner_[units_[p.unit].a] = kNoPartner;
     }
+}
+
+// The round lasts until its longest micro-task: min(⌊r·τ⌋, R)/r at each member's rate r.
+Time PackedRoundScheduler::compat_round(const ClusterView& view, Decisions& out) {
     walk(view, false);
     ++stats_.rounds;
     place(view);
     emit(view, out);
-    // The round lasts until its longest micro-task: min(⌊r·τ⌋, R)/r at each member's rate r.
+    const Time now = view.now();
     Time end = kNever;
     const double tau = options_.round_s;
     for (const Pick& p : picks_) {
@@ -528,17 +508,12 @@ void PackedRoundScheduler::decide_compat(const ClusterView& view, Decisions& out
         for (int k = 0; k < 2; ++k) {
             const JobIdx m = k == 0 ? unit.a : unit.b;
             if (m == kNoPartner) continue;
-            const Time finish =
-                gavel_micro_task_end(now, rate(p.unit, p.type, k), view.job(m).remaining_at(now), tau, round_);
+            const Time finish = gavel_micro_task_end(now, rate(p.unit, p.type, k), view.job(m).remaining_at(now), tau,
+                                                     cycle_.round());
             end = end == kNever ? finish : std::max(end, finish);
         }
     }
-    if (end != kNever) {
-        round_end_ = end;
-        out.next_call = end;
-    } else if (allocation_stale_ && shares_.last_reset() + reset_interval_ > now) {
-        out.next_call = shares_.last_reset() + reset_interval_;
-    }
+    return end;
 }
 
 }  // namespace dlsim

@@ -28,6 +28,7 @@
 // partner does its ⌊P·τ⌋ steps and idles).
 #include "policies/lp/packed_allocation.hpp"
 #include "policies/policy.hpp"
+#include "policies/round_cycle.hpp"
 #include "policies/round_scheduler.hpp"
 #include "policies/round_shares.hpp"
 
@@ -103,15 +104,19 @@ private:
     void emit_default(const ClusterView& view, Decisions& out);
     /// The actions of one selected unit once the preemptions are out (shared by both modes).
     void emit_pick(const Pick& p, std::span<const NodeShare> nodes, Decisions& out);
-    void decide_compat(const ClusterView& view, Decisions& out);
-    void decide_default(const ClusterView& view, const Changes& changes, Decisions& out);
+    // RoundCycle's hooks (round_cycle.hpp).
+    friend class RoundCycle;
+    void boundary_round(const ClusterView& view, Decisions& out);
+    void fill_round(const ClusterView& view, Decisions& out);
+    Time renew_only_round(const ClusterView&) const { return kNever; }  ///< always walks
+    Time compat_round(const ClusterView& view, Decisions& out);
     std::size_t cell(std::uint32_t u, GpuTypeIdx t) const { return static_cast<std::size_t>(u) * types_ + t; }
     void grow_jobs(JobIdx j);
     /// RateModel::pair for models a, b on type t, looked up once per model pair ({-1, -1}: not measured).
     const double* pair_rates(const ClusterView& view, ModelIdx a, ModelIdx b, GpuTypeIdx t);
 
     RoundOptions options_;
-    Time round_, reset_interval_;
+    RoundCycle cycle_;
     std::unique_ptr<PackedAllocationSource> source_;
     PackedRoundStats stats_;
     bool ready_ = false;
@@ -143,9 +148,6 @@ private:
     std::vector<std::vector<NodeIdx>> nodes_of_type_;
     std::vector<int> plan_free_;
     std::vector<std::size_t> node_cursor_;
-
-    bool allocation_stale_ = true;
-    Time round_end_ = kNever;
 
     std::vector<double> pair_cache_;  // [((a·dim + b)·types + t)·2 + k]; NaN: not looked up yet
     std::size_t pair_cache_dim_ = 0;

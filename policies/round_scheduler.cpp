@@ -10,12 +10,9 @@ namespace dlsim {
 
 RoundScheduler::RoundScheduler(RoundOptions options, std::unique_ptr<AllocationSource> source)
     : options_(options),
-      round_(to_time(options.round_s)),
-      reset_interval_(to_time(options.reset_interval_s)),
+      cycle_(to_time(options.round_s), to_time(options.reset_interval_s), "round scheduler"),
       source_(std::move(source)),
-      rng_(options.seed, "gavel-type-order") {
-    if (round_ <= 0) throw InternalError("round scheduler: the round must be positive");
-}
+      rng_(options.seed, "gavel-type-order") {}
 
 void RoundScheduler::setup(const ClusterView& view) {
     const Cluster& c = view.cluster();
@@ -74,7 +71,7 @@ void RoundScheduler::add_job(const ClusterView& view, JobIdx j) {
     }
     shares_.start_row(slot_of_[j]);
     accounted_[slot_of_[j]] = view.now();
-    allocation_stale_ = true;
+    cycle_.invalidate();
 }
 
 void RoundScheduler::remove_job(JobIdx j) {
@@ -83,7 +80,7 @@ void RoundScheduler::remove_job(JobIdx j) {
     active_.erase(it);
     free_slots_.push_back(slot_of_[j]);
     slot_of_[j] = kNoSlot;
-    allocation_stale_ = true;
+    cycle_.invalidate();
 }
 
 void RoundScheduler::reset_shares(Time now) {
@@ -112,7 +109,7 @@ void RoundScheduler::recompute_allocation(const ClusterView& view) {
             shares_.set_x(slot_of_[j], t, std::round(x[i * types_ + t] * 1e6) / 1e6);
         shares_.set_in_allocation(slot_of_[j], true);
     }
-    allocation_stale_ = false;
+    cycle_.allocated();
     ++stats_.allocations;
 }
 
@@ -181,41 +178,31 @@ void RoundScheduler::decide(const ClusterView& view, const Changes& changes, Dec
     for (const JobIdx j : view.running_jobs()) account(view, j);
     for (const JobIdx j : changes.arrived) add_job(view, j);
     if (options_.gavel_compat)
-        decide_compat(view, out);
+        cycle_.step_compat(*this, view, !active_.empty(), shares_, out);
     else
-        decide_default(view, changes, out);
+        cycle_.step_default(*this, view, changes.timer, !active_.empty(), shares_, out);
 }
 
-void RoundScheduler::decide_default(const ClusterView& view, const Changes& changes, Decisions& out) {
-    const Time now = view.now();
-    if (active_.empty()) {
-        round_end_ = kNever;
-        return;
-    }
-    if (allocation_stale_) recompute_allocation(view);
-    const bool boundary = round_end_ == kNever || (changes.timer && now >= round_end_);
-    if (boundary && (!shares_.reset_once() || now - shares_.last_reset() >= reset_interval_)) reset_shares(now);
-    if (boundary) {
-        walk(view, false);
-        ++stats_.rounds;
-        desired_.clear();
-        for (const Pick& p : picks_) {
-            const JobInfo& job = view.job(p.job);
-            if (job.state == JobState::Running && job.gpu_type == p.type && job.alloc_gpus == p.gpus) {
-                desired_.keep(p.job);  // the lease is renewed: same GPUs, no restart
-                ++stats_.lease_renewals;
-            } else {
-                desired_.want(p.job, p.type, p.gpus);
-            }
+void RoundScheduler::boundary_round(const ClusterView& view, Decisions& out) {
+    walk(view, false);
+    ++stats_.rounds;
+    desired_.clear();
+    for (const Pick& p : picks_) {
+        const JobInfo& job = view.job(p.job);
+        if (job.state == JobState::Running && job.gpu_type == p.type && job.alloc_gpus == p.gpus) {
+            desired_.keep(p.job);  // the lease is renewed: same GPUs, no restart
+            ++stats_.lease_renewals;
+        } else {
+            desired_.want(p.job, p.type, p.gpus);
         }
-        desired_.emit(view, out);
-        round_end_ = now + round_;
-    } else {
-        walk(view, true);
-        ++stats_.fills;
-        for (const Pick& p : picks_) out.start(p.job, p.type, p.gpus);
     }
-    out.next_call = round_end_;
+    desired_.emit(view, out);
+}
+
+void RoundScheduler::fill_round(const ClusterView& view, Decisions& out) {
+    walk(view, true);
+    ++stats_.fills;
+    for (const Pick& p : picks_) out.start(p.job, p.type, p.gpus);
 }
 
 void RoundScheduler::place_compat(const ClusterView& view) {
@@ -274,14 +261,15 @@ void RoundScheduler::place_compat(const ClusterView& view) {
 // every lease and emits nothing. Gavel's light-load rounds are nearly all like this, including those in which
 // a new job waits for the reset gate; this skips their walk (the type order is still shuffled, as the walk
 // would, so that later walks see the same order).
-bool RoundScheduler::renew_all_fifo(const ClusterView& view, Decisions& out) {
+Time RoundScheduler::renew_only_round(const ClusterView& view) {
+    if (!options_.fifo) return kNever;
     const std::span<const JobIdx> running = view.running_jobs();
-    if (running.empty()) return false;  // no lease to renew (the walk path also wakes up for the reset gate)
+    if (running.empty()) return kNever;  // no lease to renew (the walk path also wakes up for the reset gate)
     if (running.size() != active_.size())
         for (const JobIdx j : active_) {
             if (view.job(j).state == JobState::Running) continue;
             for (GpuTypeIdx t = 0; t < types_; ++t)
-                if (priority(j, t) > 0) return false;  // the walk may start it
+                if (priority(j, t) > 0) return kNever;  // the walk may start it
         }
     const Time now = view.now();
     const double tau = options_.round_s;
@@ -289,32 +277,22 @@ bool RoundScheduler::renew_all_fifo(const ClusterView& view, Decisions& out) {
     for (const JobIdx j : running) {
         const JobInfo& job = view.job(j);
         const std::size_t c = cell(j, job.gpu_type);
-        if (!(priority(j, job.gpu_type) > 0)) return false;  // not in X, no share there, or cannot run there
-        const Time finish = gavel_micro_task_end(now, throughput_[c], job.remaining_at(now), tau, round_);
+        if (!(priority(j, job.gpu_type) > 0)) return kNever;  // not in X, no share there, or cannot run there
+        const Time finish = gavel_micro_task_end(now, throughput_[c], job.remaining_at(now), tau, cycle_.round());
         end = end == kNever ? finish : std::max(end, finish);
     }
     if (running.size() != active_.size()) shuffle_type_order();
     ++stats_.rounds;
     stats_.lease_renewals += running.size();
-    round_end_ = end;
-    out.next_call = end;
-    return true;
+    return end;
 }
 
-void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
-    if (gavel_round_running(view, round_end_, out)) return;
-    const Time now = view.now();
-    if (active_.empty()) return;
-    const Time last_reset = shares_.last_reset();
-    if (allocation_stale_ && (last_reset == 0 || now - last_reset >= reset_interval_)) {
-        reset_shares(now);
-        recompute_allocation(view);
-    }
-    if (options_.fifo && renew_all_fifo(view, out)) return;
+Time RoundScheduler::compat_round(const ClusterView& view, Decisions& out) {
     walk(view, false);
     ++stats_.rounds;
     place_compat(view);
     desired_.clear();
+    const Time now = view.now();
     Time end = kNever;
     const double tau = options_.round_s;
     for (const Pick& p : picks_) {
@@ -326,17 +304,12 @@ void RoundScheduler::decide_compat(const ClusterView& view, Decisions& out) {
         const JobInfo& job = view.job(p.job);
         if (job.state == JobState::Running && view.allocation(p.job).same_place(p.type, nodes)) ++stats_.lease_renewals;
         desired_.want(p.job, p.type, p.gpus, nodes);
-        const Time finish =
-            gavel_micro_task_end(now, throughput_[cell(p.job, p.type)], job.remaining_at(now), tau, round_);
+        const Time finish = gavel_micro_task_end(now, throughput_[cell(p.job, p.type)], job.remaining_at(now), tau,
+                                                 cycle_.round());
         end = end == kNever ? finish : std::max(end, finish);
     }
     desired_.emit(view, out);
-    if (end != kNever) {
-        round_end_ = end;
-        out.next_call = end;
-    } else if (allocation_stale_ && shares_.last_reset() + reset_interval_ > now) {
-        out.next_call = shares_.last_reset() + reset_interval_;  // nothing placed: try again when the gate opens
-    }
+    return end;
 }
 
 }  // namespace dlsim

@@ -49,6 +49,7 @@
 #include "policies/allocation_source.hpp"
 #include "policies/desired_state.hpp"
 #include "policies/policy.hpp"
+#include "policies/round_cycle.hpp"
 #include "policies/round_shares.hpp"
 #include "traces/random.hpp"
 
@@ -118,16 +119,19 @@ private:
     /// left out and only the free GPUs count (the default mode's fill).
     void walk(const ClusterView& view, bool waiting_only);
     void shuffle_type_order();  ///< per walk, for agnostic policies (Gavel's worker-type shuffle)
-    void decide_default(const ClusterView& view, const Changes& changes, Decisions& out);
-    void decide_compat(const ClusterView& view, Decisions& out);
-    /// Compat FIFO: the round that only renews every lease, without a walk (false: walk).
-    bool renew_all_fifo(const ClusterView& view, Decisions& out);
+    // RoundCycle's hooks (round_cycle.hpp).
+    friend class RoundCycle;
+    void boundary_round(const ClusterView& view, Decisions& out);
+    void fill_round(const ClusterView& view, Decisions& out);
+    /// Compat FIFO: the round that only renews every lease, without a walk (kNever: walk).
+    Time renew_only_round(const ClusterView& view);
+    Time compat_round(const ClusterView& view, Decisions& out);
     /// Compat: explicit placements for the picks, by decreasing gang (leases first, then lowest free GPUs).
     void place_compat(const ClusterView& view);
     std::size_t cell(JobIdx j, GpuTypeIdx t) const { return static_cast<std::size_t>(slot_of_[j]) * types_ + t; }
 
     RoundOptions options_;
-    Time round_, reset_interval_;
+    RoundCycle cycle_;
     std::unique_ptr<AllocationSource> source_;
     Rng rng_;
     RoundStats stats_;
@@ -150,9 +154,6 @@ private:
     std::vector<int> capacity_;       // scratch: GPUs left in a walk
     std::vector<GpuTypeIdx> type_order_;
     std::vector<std::vector<NodeIdx>> nodes_of_type_;
-
-    bool allocation_stale_ = true;  // a job arrived or finished since X was computed
-    Time round_end_ = kNever;  // default: the next boundary; compat: when the current round ends
 
     AllocationInput input_;
     std::vector<Time> submit_;

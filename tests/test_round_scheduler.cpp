@@ -4,13 +4,16 @@
 #include "engine_support.hpp"
 #include "policies/fifo_allocation.hpp"
 #include "policies/registry.hpp"
+#include "policies/round_cycle.hpp"
 #include "policies/round_scheduler.hpp"
 #include "policies/round_shares.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <functional>
 #include <map>
+#include <string>
 #include <vector>
 
 using namespace dlsim;
@@ -43,6 +46,51 @@ struct FinalPlaces final : Observer {
 };
 
 std::vector<NodeShare> shares(const Allocation& a) { return a.shares; }
+
+
+/// A view with a clock and nothing running: all RoundCycle reads (gavel_round_running asks for the running jobs).
+struct ClockView final : ClusterView {
+    Time t = 0;
+    Time now() const override { return t; }
+    const Cluster& cluster() const override { throw InternalError("unused"); }
+    const RateModel& rates() const override { throw InternalError("unused"); }
+    const JobInfo& job(JobIdx) const override { throw InternalError("unused"); }
+    const Allocation& allocation(JobIdx) const override { throw InternalError("unused"); }
+    int free_gpus(GpuTypeIdx) const override { return 0; }
+    int free_gpus_on(NodeIdx) const override { return 0; }
+    NodeIdx node_with_free(GpuTypeIdx, int) const override { return kNoNode; }
+    std::span<const JobIdx> running_jobs() const override { return {}; }
+    const RestartModel& restart_model() const override { throw InternalError("unused"); }
+    const PerformanceModel& performance() const override { throw InternalError("unused"); }
+};
+
+/// RoundCycle's hooks, logged as "recompute", "reset@s", "boundary", "fill", "renew", "round" (compat: the
+/// rounds return `renew_end` and `round_end`).
+struct CycleLog {
+    RoundCycle& cycle;
+    RoundShares shares;
+    std::string log;
+    Time renew_end = kNever, round_end = kNever;
+    explicit CycleLog(RoundCycle& c) : cycle(c) { shares.setup(1, 180); }
+    void recompute_allocation(const ClusterView&) {
+        log += "recompute ";
+        cycle.allocated();
+    }
+    void reset_shares(Time now) {
+        log += "reset@" + std::to_string(std::llround(to_seconds(now))) + " ";
+        shares.reset(now, std::vector<std::size_t>{});
+    }
+    void boundary_round(const ClusterView&, Decisions&) { log += "boundary "; }
+    void fill_round(const ClusterView&, Decisions&) { log += "fill "; }
+    Time renew_only_round(const ClusterView&) {
+        log += "renew ";
+        return renew_end;
+    }
+    Time compat_round(const ClusterView&, Decisions&) {
+        log += "round ";
+        return round_end;
+    }
+};
 
 const char* kThreeLong = "job_id,submit_time,num_gpus,duration\na,0,1,1000\nb,0,1,1000\nc,0,1,1000\n";
 
@@ -88,6 +136,66 @@ TEST_CASE("round shares: priorities, entitlement and the reset's deficits by han
     CHECK(shares.deficit(1, 0) == 180);
     CHECK(shares.deficit(0, 0) == 180);  // row 0 entitled 180, received nothing beyond its seed
     CHECK(shares.deficit(2, 0) == 0);
+}
+
+TEST_CASE("round cycle: when each mode recomputes X, resets the shares, walks and calls again (τ 360 s, gate 1920 s)",
+          "[unit][gavel]") {
+    const auto at = [](double seconds) { return to_time(seconds); };
+    ClockView view;
+    RoundCycle cycle(at(360), at(1920), "test");
+    CycleLog m(cycle);
+    // One call at `seconds`; returns what it did and sets `next` to the next call it asked for.
+    Time next = kNever;
+    const auto call = [&](double seconds, bool compat, bool timer = false, bool active = true) {
+        view.t = at(seconds);
+        m.log.clear();
+        Decisions out;
+        if (compat)
+            cycle.step_compat(m, view, active, m.shares, out);
+        else
+            cycle.step_default(m, view, timer, active, m.shares, out);
+        next = out.next_call;
+        return m.log;
+    };
+    SECTION("default: X at once, a reset at the first boundary >= 1920 s after the last, fills between") {
+        CHECK(call(0, false) == "recompute reset@0 boundary ");  // the first call is a boundary
+        CHECK(next == at(360));
+        cycle.invalidate();  // an arrival
+        CHECK(call(100, false) == "recompute fill ");
+        CHECK(next == at(360));
+        CHECK(call(360, false, true) == "boundary ");  // 360 s since the reset: none
+        CHECK(next == at(720));
+        CHECK(call(500, false) == "fill ");  // a completion without a change of X: no recompute
+        CHECK(call(1800, false, true) == "boundary ");  // 1800 < 1920
+        CHECK(call(2160, false, true) == "reset@2160 boundary ");
+        CHECK(next == at(2520));
+        CHECK(call(2200, false, false, false).empty());  // no job: no round, no timer
+        CHECK(next == kNever);
+        CHECK(call(3000, false) == "boundary ");  // the next job starts a round at once
+        CHECK(next == at(3360));
+    }
+    SECTION("compat: nothing mid-round; X only with a change and the gate open; a round placing nothing waits "
+            "for the gate") {
+        m.round_end = at(500);
+        CHECK(call(0, true) == "reset@0 recompute renew round ");
+        CHECK(next == at(500));
+        cycle.invalidate();                // an arrival at 200 s waits for the round's end
+        CHECK(call(200, true).empty());
+        CHECK(next == at(500));
+        m.round_end = kNever;             // a round that places nothing
+        CHECK(call(500, true) == "reset@500 recompute renew round ");  // the reset at 0 s does not count
+        CHECK(next == kNever);           // X is fresh: nothing to wait for
+        cycle.invalidate();
+        CHECK(call(600, true) == "renew round ");  // 100 s since the reset: the gate is shut
+        CHECK(next == at(2420));                  // ... and opens at 500 + 1920 s
+        m.renew_end = at(2800);                   // a round that only renews the leases: no walk
+        CHECK(call(2420, true) == "reset@2420 recompute renew ");
+        CHECK(next == at(2800));
+        CHECK(call(2500, true).empty());
+        CHECK(next == at(2800));
+        CHECK(call(2800, true, false, false).empty());  // round over, no job
+        CHECK(next == kNever);
+    }
 }
 
 TEST_CASE("gavel rounds: priorities x/f decide who runs in each round (3 jobs, 2 GPUs)", "[schedule][gavel]") {
