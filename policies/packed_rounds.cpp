@@ -24,7 +24,7 @@ bool same_gpus(const Allocation& held, GpuTypeIdx t, std::span<const NodeShare> 
 
 PackedRoundScheduler::PackedRoundScheduler(RoundOptions options, std::unique_ptr<PackedAllocationSource> source)
     : options_(options),
-      cycle_(to_time(options.round_s), to_time(options.reset_interval_s), "packed rounds"),
+      cycle_(to_time(options.round_s), to_time(options.reset_interval_s), options.gavel_compat, "packed rounds"),
       source_(std::move(source)) {}
 
 void PackedRoundScheduler::setup(const ClusterView& view) {
@@ -472,10 +472,7 @@ void PackedRoundScheduler::decide(const ClusterView& view, const Changes& change
     }
     for (const JobIdx j : view.running_jobs()) account_running(view, j);
     for (const JobIdx j : changes.arrived) add_job(view, j);
-    if (options_.gavel_compat)
-        cycle_.step_compat(*this, view, !active_.empty(), shares_, out);
-    else
-        cycle_.step_default(*this, view, changes.timer, !active_.empty(), shares_, out);
+    cycle_.step(*this, view, changes.timer, !active_.empty(), shares_, out);
 }
 
 void PackedRoundScheduler::boundary_round(const ClusterView& view, Decisions& out) {

@@ -22,8 +22,10 @@ namespace dlsim {
 
 class RoundCycle {
 public:
-    /// `round` (τ) and `reset_interval` in engine time; `who` names the mechanism in errors.
-    RoundCycle(Time round, Time reset_interval, const std::string& who) : round_(round), reset_interval_(reset_interval) {
+    /// `round` (τ) and `reset_interval` in engine time; `gavel_compat` picks the mode step() runs; `who` names
+    /// the mechanism in errors.
+    RoundCycle(Time round, Time reset_interval, bool gavel_compat, const std::string& who)
+        : round_(round), reset_interval_(reset_interval), compat_(gavel_compat) {
         if (round_ <= 0) throw InternalError(who + ": the round must be positive");
     }
 
@@ -32,6 +34,17 @@ public:
     void invalidate() { stale_ = true; }
     /// X was computed for the active jobs.
     void allocated() { stale_ = false; }
+
+    /// One call of the mechanism, once it has accounted the call's changes: step_compat or step_default.
+    /// `timer`: the call is the policy timer's (Changes::timer); `any_active`: a job is active.
+    template <class Mechanism>
+    void step(Mechanism& m, const ClusterView& view, bool timer, bool any_active, const RoundShares& shares,
+              Decisions& out) {
+        if (compat_)
+            step_compat(m, view, any_active, shares, out);
+        else
+            step_default(m, view, timer, any_active, shares, out);
+    }
 
     /// Default mode: X is recomputed at once when stale; a round boundary (the first call, or the timer at the
     /// round's end) resets the shares if reset_interval has passed since the last reset (or none happened) and
@@ -80,6 +93,7 @@ public:
 
 private:
     Time round_, reset_interval_;
+    bool compat_;
     bool stale_ = true;        // a job arrived or finished since X was computed
     Time round_end_ = kNever;  // default: the next boundary; compat: when the current round ends
 };

@@ -10,7 +10,7 @@ namespace dlsim {
 
 RoundScheduler::RoundScheduler(RoundOptions options, std::unique_ptr<AllocationSource> source)
     : options_(options),
-      cycle_(to_time(options.round_s), to_time(options.reset_interval_s), "round scheduler"),
+      cycle_(to_time(options.round_s), to_time(options.reset_interval_s), options.gavel_compat, "round scheduler"),
       source_(std::move(source)),
       rng_(options.seed, "gavel-type-order") {}
 
@@ -177,10 +177,7 @@ void RoundScheduler::decide(const ClusterView& view, const Changes& changes, Dec
     for (const JobIdx j : changes.requeued) account(view, j);
     for (const JobIdx j : view.running_jobs()) account(view, j);
     for (const JobIdx j : changes.arrived) add_job(view, j);
-    if (options_.gavel_compat)
-        cycle_.step_compat(*this, view, !active_.empty(), shares_, out);
-    else
-        cycle_.step_default(*this, view, changes.timer, !active_.empty(), shares_, out);
+    cycle_.step(*this, view, changes.timer, !active_.empty(), shares_, out);
 }
 
 void RoundScheduler::boundary_round(const ClusterView& view, Decisions& out) {

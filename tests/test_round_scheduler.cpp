@@ -142,7 +142,7 @@ TEST_CASE("round cycle: when each mode recomputes X, resets the shares, walks an
           "[unit][gavel]") {
     const auto at = [](double seconds) { return to_time(seconds); };
     ClockView view;
-    RoundCycle cycle(at(360), at(1920), "test");
+    RoundCycle cycle(at(360), at(1920), false, "test");  // step_default and step_compat called directly
     CycleLog m(cycle);
     // One call at `seconds`; returns what it did and sets `next` to the next call it asked for.
     Time next = kNever;
