@@ -11,10 +11,10 @@
 //                                                     lease without a walk, or kNever to walk
 //   Time compat_round(const ClusterView&, Decisions&);    compat: walk, place, emit; the round's end (the end
 //                                                     of its longest micro-task), kNever if nothing placed
+#include "models/base/input_error.hpp"
 #include "policies/gavel_compat_round.hpp"
 #include "policies/policy.hpp"
 #include "policies/round_shares.hpp"
-#include "models/base/input_error.hpp"
 
 #include <string>
 
