@@ -273,8 +273,7 @@ void PackedRoundScheduler::walk(const ClusterView& view, bool waiting_only) {
                 continue;
             Time submit = view.job(unit.a).submit;
             if (unit.b != kNoPartner) submit = std::min(submit, view.job(unit.b).submit);
-            const double x = shares_.in_allocation(u) ? shares_.x(u, t) : 0.0;
-            entries_.push_back({priority(u, t), shares_.deficit(u, t), x, submit, unit.a, unit.b, u});
+            entries_.push_back({priority(u, t), shares_.deficit(u, t), shares_.x(u, t), submit, unit.a, unit.b, u});
         }
         // Highest priority first, popped from a heap: the walk stops once the type is full (as RoundScheduler).
         const auto after = [](const Entry& a, const Entry& b) {

@@ -138,10 +138,9 @@ void RoundScheduler::walk(const ClusterView& view, bool waiting_only) {
             const JobInfo& job = view.job(j);
             if (waiting_only && (job.state != JobState::Queued || skip_[slot_of_[j]] == call_stamp_)) continue;
             const std::uint32_t slot = slot_of_[j];
-            const double x = shares_.in_allocation(slot) ? shares_.x(slot, t) : 0.0;
             const double p = priority(j, t);
             if (skip_zero && !(p > 0)) continue;  // passed over below anyway: keep it out of the heap
-            entries_.push_back({p, shares_.deficit(slot, t), x, job.submit, j});
+            entries_.push_back({p, shares_.deficit(slot, t), shares_.x(slot, t), job.submit, j});
         }
         // Highest priority first. The walk stops once the type is full, usually after a few dozen of hundreds of
         // entries: a heap pops them in the order a sort would give (the order is total) without sorting the rest.

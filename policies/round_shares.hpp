@@ -47,7 +47,8 @@ public:
     void set_x(std::size_t row, std::size_t t, double x) { x_[row * types_ + t] = x; }
     void set_in_allocation(std::size_t row, bool in) { in_allocation_[row] = in; }
     bool in_allocation(std::size_t row) const { return in_allocation_[row] != 0; }
-    double x(std::size_t row, std::size_t t) const { return x_[row * types_ + t]; }
+    /// The row's share of type t in the current X; 0 for a row not in it (the walk's last key).
+    double x(std::size_t row, std::size_t t) const { return in_allocation_[row] ? x_[row * types_ + t] : 0.0; }
     double deficit(std::size_t row, std::size_t t) const { return deficit_[row * types_ + t]; }
 
     /// The walk's key for the row on type t; 0 when it is not in X, has no share there or cannot run there.

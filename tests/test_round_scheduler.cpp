@@ -47,7 +47,6 @@ struct FinalPlaces final : Observer {
 
 std::vector<NodeShare> shares(const Allocation& a) { return a.shares; }
 
-
 /// A view with a clock and nothing running: all RoundCycle reads (gavel_round_running asks for the running jobs).
 struct ClockView final : ClusterView {
     Time t = 0;
