@@ -51,9 +51,6 @@ namespace dlsim {
 namespace {
 
 constexpr double inf = LinearProgram::infinity;
-// Phase 2 may lower the phase-1 level by this relative amount (POLICIES.md §8.1) so that phase 1's point stays
-// feasible under round-off.
-constexpr double phase2_relative_slack = 1e-7;
 constexpr int level_column = 0;
 constexpr int slots_per_block = 32;
 // Gavel's makespan bisection (min_total_duration.py): window [100, 1e6] s, stop at hi <= 1.05·lo, and a

@@ -31,6 +31,10 @@ namespace dlsim {
 
 enum class LpSense { Maximize, Minimize };
 
+/// A lexicographic solve's phase 2 may lower phase 1's optimal level by this relative amount (POLICIES.md §8.1), so
+/// that phase 1's point stays feasible under round-off.
+constexpr double phase2_relative_slack = 1e-7;
+
 enum class LpStatus { Optimal, Infeasible, Unbounded, Error };
 
 /// Primal simplex, or dual simplex falling back to primal (GLPK's GLP_DUALP). After changes to row or column

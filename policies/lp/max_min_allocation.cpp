@@ -12,9 +12,6 @@ namespace dlsim {
 
 namespace {
 
-// Phase 2 may lower z by this relative amount (POLICIES.md §8.1) so that it always finds phase 1's point feasible.
-constexpr double phase2_relative_slack = 1e-7;
-
 void check_input(const std::vector<MaxMinJob>& jobs, const std::vector<double>& capacities) {
     for (std::size_t t = 0; t < capacities.size(); ++t)
         if (!std::isfinite(capacities[t]) || capacities[t] < 0)
