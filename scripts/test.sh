@@ -6,14 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
-cmake --build build
+cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 # -g1: line tables for the sanitizers' reports, without the full debug info that costs a sixth of the build.
 # A unity build, as in setup.sh: 328 s instead of 434 s.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DDLSIM_SANITIZE=ON \
   -DDLSIM_BENCHMARKS=OFF -DCMAKE_UNITY_BUILD=ON
-cmake --build build-asan
+cmake --build build-asan -j "$jobs"
 # The sanitizers check the C++ on the fast tests; the end-to-end runs over the public data (label
 # shared-data: 10,000-job Philly replays, in-process and over the pipe) ran in the release build above.
 ctest --test-dir build-asan -LE "slow|shared-data" --output-on-failure -j "$jobs"
