@@ -494,8 +494,9 @@ void register_gavel_policies(PolicyRegistry& r) {
             const long long k = p.get_int("max_partners");
             if (k < 0)
                 throw InputError(fmt::format("policy gavel-las: parameter max_partners: expected >= 0, got {}", k));
+            const bool centre = picks_compat_value(p, "tie_break", "centre", p.get_bool("gavel_compat"));
             return std::unique_ptr<PackedAllocationSource>(
-                std::make_unique<PackedMaxMinAllocation>(static_cast<std::size_t>(k)));
+                std::make_unique<PackedMaxMinAllocation>(static_cast<std::size_t>(k), true, centre));
         }));
     r.add(round_entry("gavel-las-agnostic",
                       "Gavel's max_min_fairness: max-min of GPU-time shares (every throughput 1), realised in rounds "

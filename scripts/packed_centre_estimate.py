@@ -2,8 +2,10 @@
 """How much an interior-point tie-break would slow packed LAS at light load: a static estimate.
 
 Gavel's max_min_fairness_packed solves its LP with ECOS, whose limit point is the analytic centre of the optimal
-face. dlsim's packed LP keeps GLPK's vertex, where every job that does not pin the max-min level runs alone on
-its best type. At the centre such a job also spends time packed (at its lower pair rate) and on slower types.
+face. GLPK's vertex (dlsim's `tie_break=vertex`) runs every job that does not pin the max-min level alone on its
+best type; at the centre (`tie_break=centre`, policies/lp/row_centre) such a job also spends time packed (at its
+lower pair rate) and on slower types. This estimate was made before the centre was built; the reference runs
+(results/reference/gavel-continuous-single/README.md) measure it.
 For M single-GPU jobs drawn from the profile's 26 job types on Gavel's 36:36:36 cluster, this script computes
 the face's analytic centre twice, with pair columns and without (the unpacked LAS centre, which reproduces
 Gavel's unpacked light-load JCT), and prints each job's throughput ratio packed/unpacked. At light load a job's

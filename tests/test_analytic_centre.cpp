@@ -1,8 +1,10 @@
 // The analytic centre of Gavel's block-structured LP polytope (policies/lp/analytic_centre.hpp): centres worked by
-// hand, symmetry, KKT on random instances, the Woodbury step against a dense solve, and the mixing step.
+// hand, symmetry, KKT on random instances, the Woodbury step against a dense solve, and the mixing step; and the
+// sparse-row centre (policies/lp/row_centre.hpp) by hand and against the block solver.
 #include "models/base/input_error.hpp"
 #include "policies/lp/analytic_centre.hpp"
 #include "policies/lp/max_min_allocation.hpp"
+#include "policies/lp/row_centre.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -562,3 +564,101 @@ TEST_CASE("analytic centre: no strictly feasible point leaves the input unchange
     }
 }
 
+
+namespace {
+
+/// The block problem as sparse rows (RowCentre's form): variables the allowed entries in job-major order; per job
+/// its share row and (if any) its floor row; per finite type its capacity row. Plain floor weights only.
+RowCentreProblem as_rows(const CentreProblem& p, std::vector<std::int64_t>& variable_of) {
+    variable_of.assign(p.jobs * p.types, -1);
+    std::size_t n = 0;
+    for (std::size_t e = 0; e < p.jobs * p.types; ++e)
+        if (p.allowed[e]) variable_of[e] = static_cast<std::int64_t>(n++);
+    RowCentreProblem rows;
+    rows.clear(n);
+    for (std::size_t m = 0; m < p.jobs; ++m) {
+        for (std::size_t t = 0; t < p.types; ++t)
+            if (variable_of[m * p.types + t] >= 0) rows.add(static_cast<std::uint32_t>(variable_of[m * p.types + t]), -1);
+        rows.end_row(1);
+        if (!p.has_floor(m)) continue;
+        for (std::size_t t = 0; t < p.types; ++t)
+            if (variable_of[m * p.types + t] >= 0)
+                rows.add(static_cast<std::uint32_t>(variable_of[m * p.types + t]), p.floor_coeff[m * p.types + t]);
+        rows.end_row(-p.floor_rhs[m]);
+    }
+    for (std::size_t t = 0; t < p.types; ++t) {
+        if (!std::isfinite(p.capacity[t])) continue;
+        for (std::size_t m = 0; m < p.jobs; ++m)
+            if (variable_of[m * p.types + t] >= 0)
+                rows.add(static_cast<std::uint32_t>(variable_of[m * p.types + t]), -p.gang[m]);
+        rows.end_row(p.capacity[t]);
+    }
+    return rows;
+}
+
+}  // namespace
+
+TEST_CASE("row centre: centres worked by hand, with a floor the reference violates", "[unit][lp]") {
+    RowCentre centre;
+    // max log x1 + log x2 + log(1 − x1 − x2): by symmetry 1/x = 1/(1 − 2x), x = 1/3. Start at the vertex (1, 0).
+    RowCentreProblem share;
+    share.clear(2);
+    share.add(0, -1);
+    share.add(1, -1);
+    share.end_row(1);
+    std::vector<double> x{1, 0};
+    auto outcome = centre.solve(share, {0.25, 0.25}, x);
+    REQUIRE(outcome.interior);
+    CHECK(outcome.converged);
+    CHECK(x[0] == tight(1.0 / 3));
+    CHECK(x[1] == tight(1.0 / 3));
+    // Add the floor 2·x1 − 1 >= 0, which the reference (0.25, 0.25) violates. ∂/∂x2: x2 = (1 − x1)/2; then
+    // 1/x1 − 2/(1 − x1) + 2/(2·x1 − 1) = 0, i.e. 8·x1² − 7·x1 + 1 = 0: x1 = (7 + √17)/16 (the root above 1/2).
+    RowCentreProblem floored = share;
+    floored.add(0, 2);
+    floored.end_row(-1);
+    x = {1, 0};
+    outcome = centre.solve(floored, {0.25, 0.25}, x);
+    REQUIRE(outcome.interior);
+    CHECK(outcome.converged);
+    CHECK(x[0] == tight((7 + std::sqrt(17.0)) / 16));
+    CHECK(x[1] == tight((9 - std::sqrt(17.0)) / 32));
+    // A start that does not satisfy the violated floor strictly: no interior found, x unchanged.
+    x = {0.5, 0.5};
+    CHECK_FALSE(centre.solve(floored, {0.25, 0.25}, x).interior);
+    CHECK(x == std::vector<double>{0.5, 0.5});
+}
+
+TEST_CASE("row centre: the same centre as the block solver on 100 random instances", "[unit][lp]") {
+    AnalyticCentre block;
+    RowCentre rows;
+    for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+        INFO("seed " << seed);
+        std::mt19937_64 rng(seed);
+        RandomInstance instance = random_instance(rng, 30, 3, seed % 2 == 1);
+        std::vector<double> expected = instance.start;
+        REQUIRE(block.solve(instance.problem, expected).ok());
+        std::vector<std::int64_t> variable_of;
+        const RowCentreProblem problem = as_rows(instance.problem, variable_of);
+        // Reference: AnalyticCentre's, min(1/(k_m + 1), W_t/(2·G_t)) on the allowed entries.
+        const CentreProblem& p = instance.problem;
+        std::vector<double> gang_total(p.types, 0.0), x(problem.variables), reference(problem.variables);
+        for (std::size_t m = 0; m < p.jobs; ++m)
+            for (std::size_t t = 0; t < p.types; ++t)
+                if (p.allowed[m * p.types + t]) gang_total[t] += p.gang[m];
+        for (std::size_t m = 0; m < p.jobs; ++m) {
+            double allowed = 0;
+            for (std::size_t t = 0; t < p.types; ++t) allowed += p.allowed[m * p.types + t];
+            for (std::size_t t = 0; t < p.types; ++t)
+                if (const auto v = variable_of[m * p.types + t]; v >= 0) {
+                    x[v] = instance.start[m * p.types + t];
+                    reference[v] = std::min(1 / (allowed + 1), p.capacity[t] / (2 * gang_total[t]));
+                }
+        }
+        const auto outcome = rows.solve(problem, reference, x);
+        REQUIRE(outcome.interior);
+        CHECK(outcome.converged);
+        for (std::size_t e = 0; e < p.jobs * p.types; ++e)
+            if (variable_of[e] >= 0) CHECK(x[variable_of[e]] == Approx(expected[e]).epsilon(1e-7).margin(1e-10));
+    }
+}

@@ -81,6 +81,48 @@ TEST_CASE("packed max-min LP: a pair below time-sharing (0.4 / 0.4) is not used"
     CHECK(x.x_pair[0] == 0);
 }
 
+TEST_CASE("packed max-min LP: the centre tie-break spreads the jobs that do not pin z*, pairs included",
+          "[unit][gavel]") {
+    // Types V, K with room for everyone (10^6 GPUs each). A: rates (1, 1), T^prop 1, at most level 1: it pins
+    // z* = 1 and must run full time, on either type (alone; no pair of A is a column). B and C: rates (3, 1),
+    // T^prop 2, level 3/2 alone on V; their pair runs on V only, at (2.4, 2.4): normalised sum 1.6, a column.
+    PackedAllocationInput in;
+    in.singles.capacities = {1e6, 1e6};
+    in.singles.jobs = {{0, 1, 1.0, 100, 0}, {1, 1, 1.0, 100, 0}, {2, 1, 1.0, 100, 0}};
+    in.singles.throughputs = {1, 1, 3, 1, 3, 1};
+    in.pairs = {{1, 2}};
+    in.pair_rates = {2.4, 2.4, 0, 0};
+    // Vertex (phase 2 maximises the sum of levels): B and C alone on V, the pair unused.
+    PackedMaxMinAllocation vertex(0, true, false);
+    const PackedAllocation& v = vertex.allocate(in, {});
+    CHECK(v.objective == Approx(1).margin(1e-9));
+    CHECK(v.x_single[2] == Approx(1).margin(1e-9));
+    CHECK(v.x_single[4] == Approx(1).margin(1e-9));
+    CHECK(v.x_pair[0] == 0);
+    // Centre: A splits its full time evenly (its two columns are symmetric); B and C are symmetric, spread over
+    // V, K and the pair; every level stays at least z*·(1 − 1e-6).
+    PackedMaxMinAllocation centre(0, true, true);
+    const PackedAllocation& c = centre.allocate(in, {});
+    CHECK(c.objective == Approx(1).margin(1e-9));
+    CHECK(c.x_single[0] == Approx(0.5).margin(1e-5));
+    CHECK(c.x_single[1] == Approx(0.5).margin(1e-5));
+    CHECK(c.x_single[2] == Approx(c.x_single[4]).margin(1e-9));
+    CHECK(c.x_single[3] == Approx(c.x_single[5]).margin(1e-9));
+    CHECK(c.x_pair[0] > 0.01);
+    CHECK(c.x_pair[1] == 0);  // the pair cannot run on K
+    const double level_b = (3 * c.x_single[2] + c.x_single[3] + 2.4 * c.x_pair[0]) / 2;
+    CHECK(level_b >= 1 - 1e-6);
+    CHECK(level_b < 1.5 - 0.01);  // strictly inside: below its vertex level
+    CHECK(c.x_single[2] + c.x_single[3] + c.x_pair[0] < 1);
+    // B's stationarity on the face (the pair's terms are B's and C's, equal by symmetry): with u = 1 − Σ x and
+    // v = 3·x_V + x_K + 2.4·x_P − 2·(1 − 1e-6): 1/x_V − 1/u + 3/v = 0 and 1/x_K − 1/u + 1/v = 0 (capacity terms
+    // are 10^-6 of these).
+    const double u = 1 - c.x_single[2] - c.x_single[3] - c.x_pair[0];
+    const double w = 3 * c.x_single[2] + c.x_single[3] + 2.4 * c.x_pair[0] - 2 * (1 - 1e-6);
+    CHECK(1 / c.x_single[2] - 1 / u + 3 / w == Approx(0).margin(1e-3));
+    CHECK(1 / c.x_single[3] - 1 / u + 1 / w == Approx(0).margin(1e-3));
+}
+
 TEST_CASE("packed max-min LP: X is feasible and never fairer without pairs (seeded random instances)",
           "[unit][gavel]") {
     Rng rng(7, "packed-lp-test");

@@ -13,9 +13,6 @@ namespace dlsim {
 
 namespace {
 
-// Phase 2 may lower z by this relative amount (POLICIES.md §8.1), as max_min_allocation.cpp.
-constexpr double kPhase2Slack = 1e-7;
-
 void check_sizes(const PackedAllocationInput& in) {
     const AllocationInput& s = in.singles;
     if (s.throughputs.size() != s.jobs.size() * s.types() || in.pair_rates.size() != in.pairs.size() * s.types() * 2)
@@ -111,8 +108,8 @@ struct PackedMaxMinAllocation::Problem {
     }
 };
 
-PackedMaxMinAllocation::PackedMaxMinAllocation(std::size_t max_partners, bool warm_start)
-    : max_partners_(max_partners), warm_start_(warm_start) {}
+PackedMaxMinAllocation::PackedMaxMinAllocation(std::size_t max_partners, bool warm_start, bool centre)
+    : max_partners_(max_partners), warm_start_(warm_start), centre_(centre) {}
 PackedMaxMinAllocation::~PackedMaxMinAllocation() = default;
 
 const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationInput& in, std::span<const Time>) {
@@ -289,7 +286,7 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
     result_.objective = lp.objective_value();
 
     // Phase 2 (§8.1): z held at z*, maximise the sum of normalised throughputs.
-    lp.set_column_bounds(P.z, result_.objective * (1.0 - kPhase2Slack), Problem::inf);
+    lp.set_column_bounds(P.z, result_.objective * (1.0 - phase2_relative_slack), Problem::inf);
     lp.set_objective(P.z, 0.0);
     for (std::size_t m = 0; m < jobs; ++m)
         for (std::size_t t = 0; t < types; ++t)
@@ -310,7 +307,96 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
             for (std::size_t t = 0; t < types; ++t)
                 result_.x_pair[p * types + t] =
                     std::max(0.0, lp.column_value(pair_of[p]->first_column + static_cast<int>(t)));
+    if (centre_) {
+        // The columns' coefficients, 0 where a unit is not a column on a type (not served, not a candidate).
+        single_coef_.assign(jobs * types, 0.0);
+        pair_coef_.assign(pairs * types * 2, 0.0);
+        for (std::size_t m = 0; m < jobs; ++m)
+            if (scale_[m] > 0)
+                for (std::size_t t = 0; t < types; ++t) single_coef_[m * types + t] = job_of[m]->coef[t];
+        for (std::size_t p = 0; p < pairs; ++p)
+            if (pair_of[p])
+                for (std::size_t t = 0; t < types; ++t)
+                    if (pair_of[p]->coef[2 * t] > 0 && pair_of[p]->coef[2 * t + 1] > 0)
+                        for (int k = 0; k < 2; ++k) pair_coef_[(p * types + t) * 2 + k] = pair_of[p]->coef[2 * t + k];
+        move_to_centre(in);
+    }
     return result_;
+}
+
+// The centre tie-break (tie_break=centre): the optimal face is every served job's level at least z*·(1 − 1e-6)
+// over the LP's own columns (the slack gives the bottleneck jobs an interior, as AllocationLp's centre), and
+// its analytic centre (row_centre.hpp) spreads the jobs that do not pin z* over types and pairs, as Gavel's
+// interior-point solver does. Rows: per served job its share (1 − Σ x >= 0) and its floor, per type its
+// capacity. Reference point: every column at min(1/(2·most columns of a job), W_t/(2·GPUs of type t's
+// columns)), inside every share and capacity row.
+void PackedMaxMinAllocation::move_to_centre(const PackedAllocationInput& in) {
+    const AllocationInput& s = in.singles;
+    const std::size_t types = s.types(), jobs = s.jobs.size(), pairs = in.pairs.size();
+    const double floor = result_.objective * (1 - 1e-6);
+    // Variables: single columns job-major, then pair columns pair-major.
+    column_of_.assign((jobs + pairs) * types, -1);
+    columns_of_job_.assign(jobs, 0);
+    gpus_of_type_.assign(types, 0.0);
+    std::int64_t n = 0;
+    for (std::size_t m = 0; m < jobs; ++m)
+        for (std::size_t t = 0; t < types; ++t)
+            if (single_coef_[m * types + t] > 0) {
+                column_of_[m * types + t] = n++;
+                ++columns_of_job_[m];
+                gpus_of_type_[t] += s.jobs[m].gang;
+            }
+    for (std::size_t p = 0; p < pairs; ++p)
+        for (std::size_t t = 0; t < types; ++t)
+            if (pair_coef_[(p * types + t) * 2] > 0) {
+                column_of_[(jobs + p) * types + t] = n++;
+                ++columns_of_job_[in.pairs[p].first];
+                ++columns_of_job_[in.pairs[p].second];
+                gpus_of_type_[t] += s.jobs[in.pairs[p].first].gang;
+            }
+    if (n == 0) return;
+    face_.clear(static_cast<std::size_t>(n));
+    face_x_.assign(static_cast<std::size_t>(n), 0.0);
+    face_reference_.assign(static_cast<std::size_t>(n), 0.0);
+    const std::size_t most = *std::max_element(columns_of_job_.begin(), columns_of_job_.end());
+    for (std::size_t u = 0; u < jobs + pairs; ++u)
+        for (std::size_t t = 0; t < types; ++t)
+            if (const std::int64_t v = column_of_[u * types + t]; v >= 0) {
+                const bool single = u < jobs;
+                face_x_[v] = single ? result_.x_single[u * types + t] : result_.x_pair[(u - jobs) * types + t];
+                face_reference_[v] = std::min(0.5 / static_cast<double>(most), s.capacities[t] / (2 * gpus_of_type_[t]));
+            }
+    // Each job's entries: its single columns, then its pairs' columns (pair order).
+    auto for_each_entry = [&](std::size_t m, auto&& visit) {
+        for (std::size_t t = 0; t < types; ++t)
+            if (const std::int64_t v = column_of_[m * types + t]; v >= 0) visit(v, single_coef_[m * types + t]);
+        for (std::size_t p = 0; p < pairs; ++p) {
+            if (in.pairs[p].first != m && in.pairs[p].second != m) continue;
+            const int k = in.pairs[p].first == m ? 0 : 1;
+            for (std::size_t t = 0; t < types; ++t)
+                if (const std::int64_t v = column_of_[(jobs + p) * types + t]; v >= 0)
+                    visit(v, pair_coef_[(p * types + t) * 2 + k]);
+        }
+    };
+    for (std::size_t m = 0; m < jobs; ++m) {
+        if (columns_of_job_[m] == 0) continue;
+        for_each_entry(m, [&](std::int64_t v, double) { face_.add(static_cast<std::uint32_t>(v), -1.0); });
+        face_.end_row(1.0);
+        for_each_entry(m, [&](std::int64_t v, double c) { face_.add(static_cast<std::uint32_t>(v), c); });
+        face_.end_row(-floor);
+    }
+    for (std::size_t t = 0; t < types; ++t) {
+        if (!std::isfinite(s.capacities[t])) continue;
+        for (std::size_t u = 0; u < jobs + pairs; ++u)
+            if (const std::int64_t v = column_of_[u * types + t]; v >= 0)
+                face_.add(static_cast<std::uint32_t>(v), -s.jobs[u < jobs ? u : in.pairs[u - jobs].first].gang);
+        face_.end_row(s.capacities[t]);
+    }
+    if (!centre_solver_.solve(face_, face_reference_, face_x_).interior) return;
+    for (std::size_t u = 0; u < jobs + pairs; ++u)
+        for (std::size_t t = 0; t < types; ++t)
+            if (const std::int64_t v = column_of_[u * types + t]; v >= 0)
+                (u < jobs ? result_.x_single[u * types + t] : result_.x_pair[(u - jobs) * types + t]) = face_x_[v];
 }
 
 const PackedAllocation& FifoPackedAllocation::allocate(const PackedAllocationInput& in, std::span<const Time> submit) {

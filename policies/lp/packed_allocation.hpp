@@ -19,8 +19,10 @@
 //     and, with max_partners = k > 0, only pairs among the k best partners (by that sum) of either member.
 //     Gavel lists every pair (its LP grows with M²).
 //   - x = 0 (upper bound) where a unit cannot run on a type (T = 0, or the pair was not measured there).
+//   - With the centre tie-break, the centre of the face over these columns, not over Gavel's every pair.
 #include "policies/allocation_source.hpp"
 #include "policies/lp/allocation_lp.hpp"
+#include "policies/lp/row_centre.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -76,7 +78,9 @@ class PackedMaxMinAllocation final : public PackedAllocationSource {
 public:
     /// `max_partners`: 0 = every candidate pair; k > 0 = a pair is a column only if it is among the k best
     /// partners (highest normalised sum on its best type, ties by input order) of one of its members.
-    explicit PackedMaxMinAllocation(std::size_t max_partners, bool warm_start = true);
+    /// `centre`: after phase 2, move to the analytic centre of the optimal face (move_to_centre), as Gavel's
+    /// interior-point solver lands there; false keeps phase 2's vertex.
+    explicit PackedMaxMinAllocation(std::size_t max_partners, bool warm_start = true, bool centre = false);
     ~PackedMaxMinAllocation() override;
     const PackedAllocation& allocate(const PackedAllocationInput& input, std::span<const Time> submit) override;
     /// Calls whose first LP started cold (a rebuild, a lost basis, or warm_start = false).
@@ -86,11 +90,21 @@ private:
     struct Problem;  // the persistent LP and where each job's and pair's rows and columns are
     std::size_t max_partners_;
     bool warm_start_;
+    bool centre_;
     std::size_t cold_starts_ = 0;
     PackedAllocation result_;
     std::vector<char> keep_;
     std::vector<double> scale_, best_;
     std::unique_ptr<Problem> problem_;
+    // The centre tie-break (move_to_centre) and its buffers.
+    void move_to_centre(const PackedAllocationInput& in);
+    std::vector<double> single_coef_, pair_coef_;  // [m·types + t], [(p·types + t)·2 + member]; 0 = no column
+    std::vector<std::int64_t> column_of_;          // [(unit)·types + t]: the face's variable, or -1
+    std::vector<std::size_t> columns_of_job_;
+    std::vector<double> gpus_of_type_;
+    RowCentre centre_solver_;
+    RowCentreProblem face_;
+    std::vector<double> face_x_, face_reference_;
 };
 
 /// Gavel's fifo_packed (FIFOPolicyWithPacking, POLICIES.md §16.1 `fifo-het` + space_sharing): Gavel's

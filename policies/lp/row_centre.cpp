@@ -1,0 +1,157 @@
+#include "policies/lp/row_centre.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace dlsim {
+
+void RowCentre::slacks(const RowCentreProblem& p, const std::vector<double>& x, std::vector<double>& s) const {
+    s.resize(p.rows());
+    for (std::size_t k = 0; k < p.rows(); ++k) {
+        double v = p.rhs[k];
+        for (std::size_t e = p.row_start[k]; e < p.row_start[k + 1]; ++e) v += p.entry_coef[e] * x[p.entry_variable[e]];
+        s[k] = v;
+    }
+}
+
+double RowCentre::barrier(const std::vector<double>& x, const std::vector<double>& s) const {
+    double f = 0;
+    for (double v : x) f += std::log(v);
+    for (double v : s) f += std::log(v);
+    return f;
+}
+
+RowCentre::Outcome RowCentre::solve(const RowCentreProblem& p, const std::vector<double>& reference,
+                                    std::vector<double>& x) {
+    Outcome out;
+    const std::size_t n = p.variables, rows = p.rows();
+    if (n == 0) return out;
+
+    // The mixing step.
+    slacks(p, x, slack_);
+    slacks(p, reference, reference_slack_);
+    double upper = 1;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!(reference[i] > 0) || x[i] < 0) return out;
+    for (std::size_t k = 0; k < rows; ++k) {
+        if (reference_slack_[k] > 0) continue;
+        if (!(slack_[k] > 0)) return out;
+        upper = std::min(upper, slack_[k] / (slack_[k] - reference_slack_[k]));
+    }
+    const double theta = std::min(0.5, upper / 2);
+    if (!(theta > 0)) return out;
+    for (std::size_t i = 0; i < n; ++i) x[i] = (1 - theta) * x[i] + theta * reference[i];
+    out.interior = true;
+
+    // The rows by column (counting sort, rows in ascending order within a column).
+    column_start_.assign(n + 1, 0);
+    for (std::uint32_t v : p.entry_variable) ++column_start_[v + 1];
+    for (std::size_t i = 0; i < n; ++i) column_start_[i + 1] += column_start_[i];
+    column_row_.resize(p.entry_variable.size());
+    column_coef_.resize(p.entry_variable.size());
+    column_fill_.assign(column_start_.begin(), column_start_.end() - 1);
+    for (std::size_t k = 0; k < rows; ++k)
+        for (std::size_t e = p.row_start[k]; e < p.row_start[k + 1]; ++e) {
+            const std::size_t at = column_fill_[p.entry_variable[e]]++;
+            column_row_[at] = static_cast<std::uint32_t>(k);
+            column_coef_[at] = p.entry_coef[e];
+        }
+
+    for (; out.newton_steps < 100; ++out.newton_steps) {
+        slacks(p, x, slack_);
+        gradient_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            double g = 1 / x[i];
+            for (std::size_t e = column_start_[i]; e < column_start_[i + 1]; ++e) g += column_coef_[e] / slack_[column_row_[e]];
+            gradient_[i] = g;
+        }
+        // K = diag(s²) + A·diag(x²)·A^T and its right-hand side A·diag(x²)·g.
+        k_matrix_.assign(rows * rows, 0.0);
+        k_rhs_.assign(rows, 0.0);
+        for (std::size_t k = 0; k < rows; ++k) k_matrix_[k * rows + k] = slack_[k] * slack_[k];
+        for (std::size_t i = 0; i < n; ++i) {
+            const double x2 = x[i] * x[i];
+            for (std::size_t e = column_start_[i]; e < column_start_[i + 1]; ++e) {
+                const std::size_t k = column_row_[e];
+                k_rhs_[k] += column_coef_[e] * x2 * gradient_[i];
+                for (std::size_t f = column_start_[i]; f <= e; ++f)
+                    k_matrix_[k * rows + column_row_[f]] += column_coef_[e] * column_coef_[f] * x2;
+            }
+        }
+        // Cholesky of the lower triangle (rows within a column ascend, so the entries above sit below the
+        // diagonal), then the two triangular solves: w in k_rhs_.
+        for (std::size_t j = 0; j < rows; ++j) {
+            double d = k_matrix_[j * rows + j];
+            for (std::size_t q = 0; q < j; ++q) d -= k_matrix_[j * rows + q] * k_matrix_[j * rows + q];
+            d = std::sqrt(std::max(d, std::numeric_limits<double>::min()));
+            k_matrix_[j * rows + j] = d;
+            for (std::size_t i = j + 1; i < rows; ++i) {
+                double v = k_matrix_[i * rows + j];
+                for (std::size_t q = 0; q < j; ++q) v -= k_matrix_[i * rows + q] * k_matrix_[j * rows + q];
+                k_matrix_[i * rows + j] = v / d;
+            }
+        }
+        for (std::size_t i = 0; i < rows; ++i) {
+            double v = k_rhs_[i];
+            for (std::size_t q = 0; q < i; ++q) v -= k_matrix_[i * rows + q] * k_rhs_[q];
+            k_rhs_[i] = v / k_matrix_[i * rows + i];
+        }
+        for (std::size_t i = rows; i-- > 0;) {
+            double v = k_rhs_[i];
+            for (std::size_t q = i + 1; q < rows; ++q) v -= k_matrix_[q * rows + i] * k_rhs_[q];
+            k_rhs_[i] = v / k_matrix_[i * rows + i];
+        }
+        step_.resize(n);
+        double decrement = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            double v = gradient_[i];
+            for (std::size_t e = column_start_[i]; e < column_start_[i + 1]; ++e) v -= column_coef_[e] * k_rhs_[column_row_[e]];
+            step_[i] = x[i] * x[i] * v;
+            decrement += gradient_[i] * step_[i];
+        }
+        if (decrement / 2 < 1e-10) {
+            // The last step, already computed, is still taken (inside the Dikin ellipsoid, so feasible): the
+            // returned point's own decrement is then about λ⁴.
+            trial_.resize(n);
+            bool inside = true;
+            for (std::size_t i = 0; i < n && inside; ++i) inside = (trial_[i] = x[i] + step_[i]) > 0;
+            slacks(p, trial_, trial_slack_);
+            for (std::size_t k = 0; k < rows && inside; ++k) inside = trial_slack_[k] > 0;
+            if (inside) x.swap(trial_);
+            out.converged = true;
+            break;
+        }
+        double length = 1;
+        if (decrement >= 1.0 / 16) {
+            double largest = std::numeric_limits<double>::infinity();
+            slack_step_.assign(rows, 0.0);
+            for (std::size_t i = 0; i < n; ++i) {
+                if (step_[i] < 0) largest = std::min(largest, -x[i] / step_[i]);
+                for (std::size_t e = column_start_[i]; e < column_start_[i + 1]; ++e)
+                    slack_step_[column_row_[e]] += column_coef_[e] * step_[i];
+            }
+            for (std::size_t k = 0; k < rows; ++k)
+                if (slack_step_[k] < 0) largest = std::min(largest, -slack_[k] / slack_step_[k]);
+            length = std::min(1.0, 0.99 * largest);
+        }
+        const double base = barrier(x, slack_);
+        bool moved = false;
+        for (int halvings = 0; halvings < 60 && !moved; ++halvings, length /= 2) {
+            trial_.resize(n);
+            bool inside = true;
+            for (std::size_t i = 0; i < n && inside; ++i) inside = (trial_[i] = x[i] + length * step_[i]) > 0;
+            if (!inside) continue;
+            slacks(p, trial_, trial_slack_);
+            for (std::size_t k = 0; k < rows && inside; ++k) inside = trial_slack_[k] > 0;
+            if (inside && barrier(trial_, trial_slack_) >= base + 0.25 * length * decrement) {
+                x.swap(trial_);
+                moved = true;
+            }
+        }
+        if (!moved) break;
+    }
+    return out;
+}
+
+}  // namespace dlsim
