@@ -1,6 +1,7 @@
 #include "policies/lp/analytic_centre.hpp"
 
 #include "models/base/input_error.hpp"
+#include "policies/lp/dense_cholesky.hpp"
 
 #include <fmt/format.h>
 
@@ -12,24 +13,6 @@ namespace dlsim {
 namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
-
-// A = L·L^T in place for the n×n matrix in the leading corner of a row-major slot with row length `stride`
-// (lower triangle read and overwritten). False when A is not numerically positive definite.
-bool cholesky_factor(double* a, std::size_t n, std::size_t stride) {
-    for (std::size_t j = 0; j < n; ++j) {
-        double diagonal = a[j * stride + j];
-        for (std::size_t k = 0; k < j; ++k) diagonal -= a[j * stride + k] * a[j * stride + k];
-        if (!(diagonal > 0)) return false;
-        const double pivot = std::sqrt(diagonal);
-        a[j * stride + j] = pivot;
-        for (std::size_t i = j + 1; i < n; ++i) {
-            double value = a[i * stride + j];
-            for (std::size_t k = 0; k < j; ++k) value -= a[i * stride + k] * a[j * stride + k];
-            a[i * stride + j] = value / pivot;
-        }
-    }
-    return true;
-}
 
 // B^{-1} in full (both triangles) into `inverse`, from the factor L of B = L·L^T: N = L^{-1} (lower, in
 // `scratch`), then B^{-1} = N^T·N. For the per-job blocks an explicit inverse is cheaper than solves: it is used
@@ -50,20 +33,6 @@ void cholesky_inverse(const double* l, std::size_t n, std::size_t stride, double
             inverse[i * stride + j] = value;
             inverse[j * stride + i] = value;
         }
-}
-
-// b ← (L·L^T)^{-1}·b, with L from cholesky_factor (the T×T capacity system).
-void cholesky_solve(const double* l, std::size_t n, std::size_t stride, double* b) {
-    for (std::size_t i = 0; i < n; ++i) {
-        double value = b[i];
-        for (std::size_t k = 0; k < i; ++k) value -= l[i * stride + k] * b[k];
-        b[i] = value / l[i * stride + i];
-    }
-    for (std::size_t i = n; i-- > 0;) {
-        double value = b[i];
-        for (std::size_t k = i + 1; k < n; ++k) value -= l[k * stride + i] * b[k];
-        b[i] = value / l[i * stride + i];
-    }
 }
 
 void check_problem(const CentreProblem& problem, std::size_t x_size) {

@@ -1,5 +1,7 @@
 #include "policies/lp/row_centre.hpp"
 
+#include "policies/lp/dense_cholesky.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -79,29 +81,9 @@ RowCentre::Outcome RowCentre::solve(const RowCentreProblem& p, const std::vector
                     k_matrix_[k * rows + column_row_[f]] += column_coef_[e] * column_coef_[f] * x2;
             }
         }
-        // Cholesky of the lower triangle (rows within a column ascend, so the entries above sit below the
-        // diagonal), then the two triangular solves: w in k_rhs_.
-        for (std::size_t j = 0; j < rows; ++j) {
-            double d = k_matrix_[j * rows + j];
-            for (std::size_t q = 0; q < j; ++q) d -= k_matrix_[j * rows + q] * k_matrix_[j * rows + q];
-            d = std::sqrt(std::max(d, std::numeric_limits<double>::min()));
-            k_matrix_[j * rows + j] = d;
-            for (std::size_t i = j + 1; i < rows; ++i) {
-                double v = k_matrix_[i * rows + j];
-                for (std::size_t q = 0; q < j; ++q) v -= k_matrix_[i * rows + q] * k_matrix_[j * rows + q];
-                k_matrix_[i * rows + j] = v / d;
-            }
-        }
-        for (std::size_t i = 0; i < rows; ++i) {
-            double v = k_rhs_[i];
-            for (std::size_t q = 0; q < i; ++q) v -= k_matrix_[i * rows + q] * k_rhs_[q];
-            k_rhs_[i] = v / k_matrix_[i * rows + i];
-        }
-        for (std::size_t i = rows; i-- > 0;) {
-            double v = k_rhs_[i];
-            for (std::size_t q = i + 1; q < rows; ++q) v -= k_matrix_[q * rows + i] * k_rhs_[q];
-            k_rhs_[i] = v / k_matrix_[i * rows + i];
-        }
+        // K's lower triangle holds it (rows within a column ascend, so each entry lands below the diagonal).
+        if (!cholesky_factor(k_matrix_.data(), rows, rows)) break;
+        cholesky_solve(k_matrix_.data(), rows, rows, k_rhs_.data());  // w
         step_.resize(n);
         double decrement = 0;
         for (std::size_t i = 0; i < n; ++i) {
