@@ -577,7 +577,6 @@ void AllocationLp::State::spread_agnostic(const AllocationInput& input) {
 // interior; the vertex is the Newton solver's start. Without a face (no job with a floor, FTF's isolated
 // fallback, max-throughput) or without an interior, the vertex stands.
 void AllocationLp::State::move_to_centre(const AllocationInput& input) {
-    constexpr double slack = 1e-6;
     const std::size_t n = input.jobs.size();
     if (n == 0 || fell_back || options.objective == AllocationObjective::MaxThroughput) return;
     face.jobs = n;
@@ -617,7 +616,7 @@ void AllocationLp::State::move_to_centre(const AllocationInput& input) {
             case AllocationObjective::MaxThroughput: break;
         }
         if (!(rhs > 0) || !std::isfinite(rhs)) continue;
-        face.floor_rhs[i] = rhs * (1 - slack);
+        face.floor_rhs[i] = rhs * (1 - centre_floor_slack);
         any = true;
     }
     if (!any) return;

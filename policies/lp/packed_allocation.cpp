@@ -1,6 +1,7 @@
 #include "policies/lp/packed_allocation.hpp"
 
 #include "models/base/input_error.hpp"
+#include "policies/lp/analytic_centre.hpp"
 #include "policies/lp/linear_program.hpp"
 
 #include <fmt/format.h>
@@ -324,16 +325,16 @@ const PackedAllocation& PackedMaxMinAllocation::allocate(const PackedAllocationI
     return result_;
 }
 
-// The centre tie-break (tie_break=centre): the optimal face is every served job's level at least z*·(1 − 1e-6)
-// over the LP's own columns (the slack gives the bottleneck jobs an interior, as AllocationLp's centre), and
-// its analytic centre (row_centre.hpp) spreads the jobs that do not pin z* over types and pairs, as Gavel's
-// interior-point solver does. Rows: per served job its share (1 − Σ x >= 0) and its floor, per type its
+// The centre tie-break (tie_break=centre): the optimal face is every served job's level at least z*·(1 − δ)
+// over the LP's own columns (δ = centre_floor_slack gives the bottleneck jobs an interior, as in AllocationLp's
+// centre), and its analytic centre (row_centre.hpp) spreads the jobs that do not pin z* over types and pairs, as
+// Gavel's interior-point solver does. Rows: per served job its share (1 − Σ x >= 0) and its floor, per type its
 // capacity. Reference point: every column at min(1/(2·most columns of a job), W_t/(2·GPUs of type t's
 // columns)), inside every share and capacity row.
 void PackedMaxMinAllocation::move_to_centre(const PackedAllocationInput& in) {
     const AllocationInput& s = in.singles;
     const std::size_t types = s.types(), jobs = s.jobs.size(), pairs = in.pairs.size();
-    const double floor = result_.objective * (1 - 1e-6);
+    const double floor = result_.objective * (1 - centre_floor_slack);
     // Variables: single columns job-major, then pair columns pair-major.
     column_of_.assign((jobs + pairs) * types, -1);
     columns_of_job_.assign(jobs, 0);

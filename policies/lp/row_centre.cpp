@@ -24,6 +24,16 @@ double RowCentre::barrier(const std::vector<double>& x, const std::vector<double
     return f;
 }
 
+bool RowCentre::trial_point(const RowCentreProblem& p, const std::vector<double>& x, double length) {
+    trial_.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (!((trial_[i] = x[i] + length * step_[i]) > 0)) return false;
+    slacks(p, trial_, trial_slack_);
+    for (double s : trial_slack_)
+        if (!(s > 0)) return false;
+    return true;
+}
+
 RowCentre::Outcome RowCentre::solve(const RowCentreProblem& p, const std::vector<double>& reference,
                                     std::vector<double>& x) {
     Outcome out;
@@ -60,8 +70,8 @@ RowCentre::Outcome RowCentre::solve(const RowCentreProblem& p, const std::vector
             column_coef_[at] = p.entry_coef[e];
         }
 
+    slacks(p, x, slack_);
     for (; out.newton_steps < 100; ++out.newton_steps) {
-        slacks(p, x, slack_);
         gradient_.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
             double g = 1 / x[i];
@@ -95,12 +105,7 @@ RowCentre::Outcome RowCentre::solve(const RowCentreProblem& p, const std::vector
         if (decrement / 2 < 1e-10) {
             // The last step, already computed, is still taken (inside the Dikin ellipsoid, so feasible): the
             // returned point's own decrement is then about λ⁴.
-            trial_.resize(n);
-            bool inside = true;
-            for (std::size_t i = 0; i < n && inside; ++i) inside = (trial_[i] = x[i] + step_[i]) > 0;
-            slacks(p, trial_, trial_slack_);
-            for (std::size_t k = 0; k < rows && inside; ++k) inside = trial_slack_[k] > 0;
-            if (inside) x.swap(trial_);
+            if (trial_point(p, x, 1.0)) x.swap(trial_);
             out.converged = true;
             break;
         }
@@ -119,18 +124,12 @@ RowCentre::Outcome RowCentre::solve(const RowCentreProblem& p, const std::vector
         }
         const double base = barrier(x, slack_);
         bool moved = false;
-        for (int halvings = 0; halvings < 60 && !moved; ++halvings, length /= 2) {
-            trial_.resize(n);
-            bool inside = true;
-            for (std::size_t i = 0; i < n && inside; ++i) inside = (trial_[i] = x[i] + length * step_[i]) > 0;
-            if (!inside) continue;
-            slacks(p, trial_, trial_slack_);
-            for (std::size_t k = 0; k < rows && inside; ++k) inside = trial_slack_[k] > 0;
-            if (inside && barrier(trial_, trial_slack_) >= base + 0.25 * length * decrement) {
+        for (int halvings = 0; halvings < 60 && !moved; ++halvings, length /= 2)
+            if (trial_point(p, x, length) && barrier(trial_, trial_slack_) >= base + 0.25 * length * decrement) {
                 x.swap(trial_);
+                slack_.swap(trial_slack_);  // the accepted point's slacks, for the next step
                 moved = true;
             }
-        }
         if (!moved) break;
     }
     return out;

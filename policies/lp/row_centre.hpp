@@ -66,6 +66,9 @@ public:
 private:
     void slacks(const RowCentreProblem& problem, const std::vector<double>& x, std::vector<double>& s) const;
     double barrier(const std::vector<double>& x, const std::vector<double>& s) const;
+    /// trial_ = x + length·step_ and, when it is strictly positive, its slacks in trial_slack_; true when the
+    /// trial point is strictly inside P.
+    bool trial_point(const RowCentreProblem& problem, const std::vector<double>& x, double length);
 
     // Buffers, reused across calls.
     std::vector<double> slack_, reference_slack_, gradient_, step_, trial_, trial_slack_, slack_step_;
