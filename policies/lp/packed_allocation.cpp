@@ -367,12 +367,25 @@ void PackedMaxMinAllocation::move_to_centre(const PackedAllocationInput& in) {
                 face_x_[v] = single ? result_.x_single[u * types + t] : result_.x_pair[(u - jobs) * types + t];
                 face_reference_[v] = std::min(0.5 / static_cast<double>(most), s.capacities[t] / (2 * gpus_of_type_[t]));
             }
+    // Each job's pairs in pair order (counting sort), so a job's rows cost its own pairs, not a scan of all.
+    pair_start_.assign(jobs + 1, 0);
+    for (const auto& pair : in.pairs) {
+        ++pair_start_[pair.first + 1];
+        ++pair_start_[pair.second + 1];
+    }
+    for (std::size_t m = 0; m < jobs; ++m) pair_start_[m + 1] += pair_start_[m];
+    pair_list_.resize(pair_start_[jobs]);
+    pair_fill_.assign(pair_start_.begin(), pair_start_.end() - 1);
+    for (std::size_t p = 0; p < pairs; ++p) {
+        pair_list_[pair_fill_[in.pairs[p].first]++] = p;
+        pair_list_[pair_fill_[in.pairs[p].second]++] = p;
+    }
     // Each job's entries: its single columns, then its pairs' columns (pair order).
     auto for_each_entry = [&](std::size_t m, auto&& visit) {
         for (std::size_t t = 0; t < types; ++t)
             if (const std::int64_t v = column_of_[m * types + t]; v >= 0) visit(v, single_coef_[m * types + t]);
-        for (std::size_t p = 0; p < pairs; ++p) {
-            if (in.pairs[p].first != m && in.pairs[p].second != m) continue;
+        for (std::size_t e = pair_start_[m]; e < pair_start_[m + 1]; ++e) {
+            const std::size_t p = pair_list_[e];
             const int k = in.pairs[p].first == m ? 0 : 1;
             for (std::size_t t = 0; t < types; ++t)
                 if (const std::int64_t v = column_of_[(jobs + p) * types + t]; v >= 0)

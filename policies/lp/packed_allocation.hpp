@@ -101,6 +101,7 @@ private:
     std::vector<double> single_coef_, pair_coef_;  // [m·types + t], [(p·types + t)·2 + member]; 0 = no column
     std::vector<std::int64_t> column_of_;          // [(unit)·types + t]: the face's variable, or -1
     std::vector<std::size_t> columns_of_job_;
+    std::vector<std::size_t> pair_start_, pair_fill_, pair_list_;  // CSR: per job its pairs, ascending
     std::vector<double> gpus_of_type_;
     RowCentre centre_solver_;
     RowCentreProblem face_;
