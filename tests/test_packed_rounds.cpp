@@ -123,6 +123,33 @@ TEST_CASE("packed max-min LP: the centre tie-break spreads the jobs that do not 
     CHECK(1 / c.x_single[3] - 1 / u + 1 / w == Approx(0).margin(1e-3));
 }
 
+TEST_CASE("packed max-min LP: the centre leaves out a type without GPUs and centres the rest", "[unit][gavel]") {
+    // The instance above (V, K) and the same with a third type Z that has no GPUs, where every job and the pair
+    // could run. Z's columns are held at 0 by its capacity row, so the face has no interior over them: the
+    // centre must leave them out and land where it lands without Z, not fall back to the vertex.
+    const auto instance = [](bool with_z) {
+        PackedAllocationInput in;
+        in.singles.capacities = with_z ? std::vector<double>{1e6, 1e6, 0} : std::vector<double>{1e6, 1e6};
+        in.singles.jobs = {{0, 1, 1.0, 100, 0}, {1, 1, 1.0, 100, 0}, {2, 1, 1.0, 100, 0}};
+        in.singles.throughputs = with_z ? std::vector<double>{1, 1, 5, 3, 1, 5, 3, 1, 5}
+                                        : std::vector<double>{1, 1, 3, 1, 3, 1};
+        in.pairs = {{1, 2}};
+        in.pair_rates = with_z ? std::vector<double>{2.4, 2.4, 0, 0, 4, 4} : std::vector<double>{2.4, 2.4, 0, 0};
+        return in;
+    };
+    PackedMaxMinAllocation two(0, true, true), three(0, true, true);
+    const PackedAllocation& a = two.allocate(instance(false), {});
+    const PackedAllocation& b = three.allocate(instance(true), {});
+    CHECK(b.objective == Approx(a.objective).margin(1e-12));
+    REQUIRE(a.x_pair[0] > 0.01);  // the centre of the two-type instance (previous test)
+    for (std::size_t m = 0; m < 3; ++m) {
+        CHECK(b.x_single[m * 3 + 2] == 0);
+        for (std::size_t t = 0; t < 2; ++t) CHECK(b.x_single[m * 3 + t] == Approx(a.x_single[m * 2 + t]).margin(1e-9));
+    }
+    CHECK(b.x_pair[0] == Approx(a.x_pair[0]).margin(1e-9));
+    CHECK(b.x_pair[2] == 0);
+}
+
 TEST_CASE("packed max-min LP: X is feasible and never fairer without pairs (seeded random instances)",
           "[unit][gavel]") {
     Rng rng(7, "packed-lp-test");

@@ -340,16 +340,19 @@ void PackedMaxMinAllocation::move_to_centre(const PackedAllocationInput& in) {
     columns_of_job_.assign(jobs, 0);
     gpus_of_type_.assign(types, 0.0);
     std::int64_t n = 0;
+    // A type without GPUs holds every column at 0 (its capacity row): such columns are left out of the face,
+    // which would otherwise have no interior, and keep their 0, as AllocationLp's centre does.
+    const auto has_gpus = [&](std::size_t t) { return s.capacities[t] > 0; };
     for (std::size_t m = 0; m < jobs; ++m)
         for (std::size_t t = 0; t < types; ++t)
-            if (single_coef_[m * types + t] > 0) {
+            if (single_coef_[m * types + t] > 0 && has_gpus(t)) {
                 column_of_[m * types + t] = n++;
                 ++columns_of_job_[m];
                 gpus_of_type_[t] += s.jobs[m].gang;
             }
     for (std::size_t p = 0; p < pairs; ++p)
         for (std::size_t t = 0; t < types; ++t)
-            if (pair_coef_[(p * types + t) * 2] > 0) {
+            if (pair_coef_[(p * types + t) * 2] > 0 && has_gpus(t)) {
                 column_of_[(jobs + p) * types + t] = n++;
                 ++columns_of_job_[in.pairs[p].first];
                 ++columns_of_job_[in.pairs[p].second];
@@ -400,7 +403,7 @@ void PackedMaxMinAllocation::move_to_centre(const PackedAllocationInput& in) {
         face_.end_row(-floor);
     }
     for (std::size_t t = 0; t < types; ++t) {
-        if (!std::isfinite(s.capacities[t])) continue;
+        if (!std::isfinite(s.capacities[t]) || !has_gpus(t)) continue;
         for (std::size_t u = 0; u < jobs + pairs; ++u)
             if (const std::int64_t v = column_of_[u * types + t]; v >= 0)
                 face_.add(static_cast<std::uint32_t>(v), -s.jobs[u < jobs ? u : in.pairs[u - jobs].first].gang);
