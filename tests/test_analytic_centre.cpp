@@ -3,6 +3,7 @@
 // sparse-row centre (policies/lp/row_centre.hpp) by hand and against the block solver.
 #include "models/base/input_error.hpp"
 #include "policies/lp/analytic_centre.hpp"
+#include "policies/lp/dense_cholesky.hpp"
 #include "policies/lp/max_min_allocation.hpp"
 #include "policies/lp/row_centre.hpp"
 
@@ -491,6 +492,51 @@ TEST_CASE("analytic centre: the Woodbury step equals a dense solve", "[unit][lp]
         CHECK(difference / largest < 1e-10);
         CHECK(decrement == Approx(dense_decrement).epsilon(1e-10));
     }
+}
+
+TEST_CASE("dense cholesky: four rows at a time gives a row at a time's bits, and solves", "[unit][lp]") {
+    // cholesky_factor works four rows at a time; each entry must still be summed in one row's order, so the
+    // factor is bit for bit the plain loop's (the centres' results, and so the reference runs, depend on it).
+    std::mt19937_64 rng(77);
+    std::uniform_real_distribution<double> entry(-1.0, 1.0);
+    for (std::size_t n = 1; n <= 13; ++n) {
+        INFO("n " << n);
+        const std::size_t stride = n + 2;  // a slot wider than the matrix, as the centres' buffers are
+        std::vector<double> b(n * n), a(n * stride, 0.0);
+        for (double& v : b) v = entry(rng);
+        for (std::size_t i = 0; i < n; ++i)  // A = B·B^T + I: symmetric positive definite
+            for (std::size_t j = 0; j < n; ++j) {
+                double v = i == j ? 1.0 : 0.0;
+                for (std::size_t k = 0; k < n; ++k) v += b[i * n + k] * b[j * n + k];
+                a[i * stride + j] = v;
+            }
+        std::vector<double> plain = a;  // the plain loop, one row at a time
+        for (std::size_t j = 0; j < n; ++j) {
+            double diagonal = plain[j * stride + j];
+            for (std::size_t k = 0; k < j; ++k) diagonal -= plain[j * stride + k] * plain[j * stride + k];
+            const double pivot = std::sqrt(diagonal);
+            plain[j * stride + j] = pivot;
+            for (std::size_t i = j + 1; i < n; ++i) {
+                double value = plain[i * stride + j];
+                for (std::size_t k = 0; k < j; ++k) value -= plain[i * stride + k] * plain[j * stride + k];
+                plain[i * stride + j] = value / pivot;
+            }
+        }
+        std::vector<double> factor = a;
+        REQUIRE(cholesky_factor(factor.data(), n, stride));
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j <= i; ++j) CHECK(factor[i * stride + j] == plain[i * stride + j]);
+        // And it solves: A·x = r for a known x.
+        std::vector<double> x(n), r(n, 0.0);
+        for (double& v : x) v = entry(rng);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) r[i] += a[std::max(i, j) * stride + std::min(i, j)] * x[j];
+        cholesky_solve(factor.data(), n, stride, r.data());
+        for (std::size_t i = 0; i < n; ++i) CHECK(r[i] == Approx(x[i]).margin(1e-10));
+    }
+    // Not positive definite: refused.
+    std::vector<double> indefinite = {1.0, 0.0, 2.0, 1.0};  // lower triangle of [[1, 2], [2, 1]]
+    CHECK_FALSE(cholesky_factor(indefinite.data(), 2, 2));
 }
 
 TEST_CASE("analytic centre: a vertex start is mixed into the interior", "[unit][lp]") {
