@@ -610,7 +610,6 @@ TEST_CASE("analytic centre: no strictly feasible point leaves the input unchange
     }
 }
 
-
 namespace {
 
 /// The block problem as sparse rows (RowCentre's form): variables the allowed entries in job-major order; per job

@@ -363,11 +363,14 @@ void PackedMaxMinAllocation::move_to_centre(const PackedAllocationInput& in) {
     face_x_.assign(static_cast<std::size_t>(n), 0.0);
     face_reference_.assign(static_cast<std::size_t>(n), 0.0);
     const std::size_t most = *std::max_element(columns_of_job_.begin(), columns_of_job_.end());
+    // A unit's entry of X: units are the single jobs, then the pairs (column_of_'s order).
+    const auto x_of = [&](std::size_t u, std::size_t t) -> double& {
+        return u < jobs ? result_.x_single[u * types + t] : result_.x_pair[(u - jobs) * types + t];
+    };
     for (std::size_t u = 0; u < jobs + pairs; ++u)
         for (std::size_t t = 0; t < types; ++t)
             if (const std::int64_t v = column_of_[u * types + t]; v >= 0) {
-                const bool single = u < jobs;
-                face_x_[v] = single ? result_.x_single[u * types + t] : result_.x_pair[(u - jobs) * types + t];
+                face_x_[v] = x_of(u, t);
                 face_reference_[v] = std::min(0.5 / static_cast<double>(most), s.capacities[t] / (2 * gpus_of_type_[t]));
             }
     // Each job's pairs in pair order (counting sort), so a job's rows cost its own pairs, not a scan of all.
@@ -412,8 +415,7 @@ void PackedMaxMinAllocation::move_to_centre(const PackedAllocationInput& in) {
     if (!centre_solver_.solve(face_, face_reference_, face_x_).interior) return;
     for (std::size_t u = 0; u < jobs + pairs; ++u)
         for (std::size_t t = 0; t < types; ++t)
-            if (const std::int64_t v = column_of_[u * types + t]; v >= 0)
-                (u < jobs ? result_.x_single[u * types + t] : result_.x_pair[(u - jobs) * types + t]) = face_x_[v];
+            if (const std::int64_t v = column_of_[u * types + t]; v >= 0) x_of(u, t) = face_x_[v];
 }
 
 const PackedAllocation& FifoPackedAllocation::allocate(const PackedAllocationInput& in, std::span<const Time> submit) {
