@@ -55,6 +55,35 @@ std::vector<double> split_numbers(const std::string& text) {
 
 namespace {
 
+/// A range bound as people write it: 1e9 and 1e-6 rather than 1000000000 and 1e-06.
+std::string bound_text(double x) {
+    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+    const double a = std::fabs(x);
+    if (a == 0 || (a >= 1e-3 && a < 1e5)) return fmt::format("{}", x);
+    std::string t = fmt::format("{:e}", x);  // 1.000000e+09
+    const std::size_t e = t.find('e');
+    std::string mantissa = t.substr(0, e);
+    if (mantissa.find('.') != std::string::npos) {
+        while (mantissa.back() == '0') mantissa.pop_back();
+        if (mantissa.back() == '.') mantissa.pop_back();
+    }
+    const int exponent = std::stoi(t.substr(e + 1));
+    return fmt::format("{}e{}", mantissa, exponent);
+}
+
+bool in_range(const ParamRange& r, double x) {
+    return (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
+}
+
+}  // namespace
+
+std::string to_string(const ParamRange& r) {
+    if (std::isinf(r.hi)) return (r.lo_open ? "> " : ">= ") + bound_text(r.lo);
+    return fmt::format("{}{}, {}{}", r.lo_open ? "(" : "[", bound_text(r.lo), bound_text(r.hi), r.hi_open ? ")" : "]");
+}
+
+namespace {
+
 std::string check_value(const std::string& owner, const ParamSpec& spec, const std::string& v) {
     auto bad = [&](std::string_view expected) -> std::string {
         throw InputError(fmt::format("{}: parameter {}: expected {}, got '{}'", owner, spec.name, expected, v));
@@ -123,7 +152,16 @@ Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& sp
             throw InputError(fmt::format("{}: unknown parameter '{}' (valid: {})", owner, name,
                                          names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
         }
-        p.values_[name] = {spec->type, check_value(owner, *spec, value)};
+        std::string canonical = check_value(owner, *spec, value);
+        if (spec->range) {
+            const double x = std::stod(canonical);
+            if (!in_range(*spec->range, x)) {
+                const std::string range = to_string(*spec->range);
+                throw InputError(fmt::format("{}: parameter {}: expected {}{}{}, got {}", owner, name, spec->range->noun,
+                                             range[0] == '>' ? " " : " in ", range, canonical));
+            }
+        }
+        p.values_[name] = {spec->type, std::move(canonical)};
     }
     for (const auto& s : specs)
         if (!p.values_.count(s.name)) p.values_[s.name] = {s.type, s.default_value};

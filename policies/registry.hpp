@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -24,12 +25,26 @@ namespace dlsim {
 /// sweep spec is read relative to that file's folder (as trace paths are); the echo keeps it as given.
 enum class ParamType { Int, Double, Bool, Choice, Numbers, Text, File };
 
+/// The values an Int or Double parameter may take: from lo to hi, each end closed unless marked open; hi may
+/// be infinite. resolve_params checks a given value against it, so a factory reads only values in range.
+struct ParamRange {
+    double lo;
+    double hi;
+    bool lo_open = false;
+    bool hi_open = false;
+    const char* noun = "a number";  ///< what the error and `dlsim policies` call a value: "seconds", "an integer"
+};
+
+/// The range as `dlsim policies` and the errors show it: "[0, 1e9]", "[0, 1)", "(0, 1e6]", ">= 0".
+std::string to_string(const ParamRange& range);
+
 struct ParamSpec {
     std::string name;
     ParamType type;
     std::string default_value;
     std::string description;
     std::vector<std::string> choices;  ///< for ParamType::Choice
+    std::optional<ParamRange> range = {};  ///< for ParamType::Int and Double; none: any finite value
 };
 
 /// The numbers of a validated ParamType::Numbers value ("3250,7200").
@@ -56,8 +71,8 @@ private:
     std::map<std::string, std::string> files_;  // File parameters: the path read
 };
 
-/// Checks raw k=v values against the specs (unknown names and bad values are InputErrors naming
-/// `owner`, the parameter and what was expected) and fills in defaults. A relative File path is read
+/// Checks raw k=v values against the specs (unknown names, bad values and values out of a spec's range
+/// are InputErrors naming `owner`, the parameter and what was expected) and fills in defaults. A relative File path is read
 /// relative to `files_dir` when that is not empty (the folder of the config file that gave it).
 Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& specs,
                       const std::map<std::string, std::string>& raw, const std::string& files_dir = "");

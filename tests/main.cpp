@@ -1,8 +1,8 @@
 // dlsim_tests: Catch2's runner, plus one exit code of its own. When every test that ran passed but
 // some stopped for missing shared data (DLSIM_SKIP_SHARED_DATA=1), the run exits kSkippedExitCode
-// instead of 0, so CTest reports it as skipped and never as passed (tests/shared_data.hpp).
+// instead of 0, so CTest reports it as skipped and never as passed (tests/support/shared_data.hpp).
 #define CATCH_CONFIG_RUNNER
-#include "shared_data.hpp"
+#include "tests/support/shared_data.hpp"
 
 #include <catch2/catch.hpp>
 

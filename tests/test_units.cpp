@@ -5,17 +5,17 @@
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"
 #include "policies/cluster_view.hpp"
-#include "policies/consolidated_placer.hpp"
+#include "policies/placement/consolidated_placer.hpp"
 #include "policies/registry.hpp"
 #include "policies/type_choice.hpp"
 #include "sim/cluster_state.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/metrics.hpp"
-#include "traces/canonical_csv.hpp"
-#include "traces/csv_reader.hpp"
-#include "traces/random.hpp"
-#include "traces/synthetic.hpp"
-#include "placer_support.hpp"
+#include "traces/readers/canonical_csv.hpp"
+#include "traces/readers/csv_reader.hpp"
+#include "models/base/random.hpp"
+#include "traces/generate/synthetic.hpp"
+#include "tests/support/placer_support.hpp"
 
 // Print std::optional values in failure messages (only this file compares them).
 #define CATCH_CONFIG_ENABLE_OPTIONAL_STRINGMAKER

@@ -2,8 +2,8 @@
 
 #include "models/base/input_error.hpp"
 #include "models/base/sim_time.hpp"
-#include "traces/random.hpp"
-#include "traces/row_parsing.hpp"
+#include "models/base/random.hpp"
+#include "traces/readers/row_parsing.hpp"
 
 #include <fmt/format.h>
 

@@ -77,7 +77,7 @@
 namespace dlsim {
 
 /// δ above: the callers lower each floor by this relative amount, so the jobs that pin the optimum keep an interior
-/// (AllocationLp's and the packed LP's centre tie-breaks).
+/// (ShareLp's and the packed LP's centre tie-breaks).
 constexpr double centre_floor_slack = 1e-6;
 
 struct CentreProblem {

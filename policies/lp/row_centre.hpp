@@ -1,6 +1,6 @@
 #pragma once
 // The analytic centre of a polytope given by sparse rows: P = {x >= 0, s_k = rhs_k + Σ_i a_{k,i}·x_i >= 0}, the
-// maximiser of φ(x) = Σ_i log x_i + Σ_k log s_k. The tie-break of the packed max-min LP (packed_allocation.hpp),
+// maximiser of φ(x) = Σ_i log x_i + Σ_k log s_k. The tie-break of the packed max-min LP (packed_share.hpp),
 // whose pair columns tie two jobs' rows together, so AnalyticCentre's one-block-per-job form does not fit it.
 //
 // Method: damped Newton on −φ. With g = ∇φ (g_i = 1/x_i + Σ_k a_{k,i}/s_k) and

@@ -4,7 +4,7 @@
 #   usage: bash scripts/ecos_ftf_check/run.sh RATE [SEED]     (single-GPU Fig. 8 stream; after scripts/setup.sh
 #          and scripts/reference_experiment.sh gavel-continuous-single, which generates the job streams)
 # Needs R with ECOSolveR and Matrix (Debian: r-cran-ecosolver r-cran-matrix). Builds a patched copy of the
-# current commit in a git worktree (hook.patch: AllocationLp::solve sends each FTF call's jobs to the solver
+# current commit in a git worktree (hook.patch: ShareLp::solve sends each FTF call's jobs to the solver
 # through two FIFOs and takes its x), so the repository's own build is untouched. Prints the window's mean JCT.
 set -euo pipefail
 rate=${1:?usage: run.sh RATE [SEED]}; seed=${2:-0}

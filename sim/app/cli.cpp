@@ -5,17 +5,17 @@
 #include "models/base/json_fields.hpp"
 #include "models/profile.hpp"
 #include "policies/registry.hpp"
-#include "traces/cluster_import.hpp"
+#include "traces/import/cluster_import.hpp"
 #include "sim/app/atomic_file.hpp"
 #include "sim/app/policy_source.hpp"
 #include "sim/app/progress.hpp"
 #include "sim/app/result_fields.hpp"
 #include "sim/app/run.hpp"
 #include "sim/app/sweep.hpp"
-#include "traces/canonical_csv.hpp"
-#include "traces/gavel_paper.hpp"
-#include "traces/synthetic.hpp"
-#include "traces/trace_format.hpp"
+#include "traces/readers/canonical_csv.hpp"
+#include "traces/generate/gavel_paper.hpp"
+#include "traces/generate/synthetic.hpp"
+#include "traces/readers/trace_format.hpp"
 #include "traces/trace_stats.hpp"
 
 #include <boost/program_options.hpp>
@@ -205,6 +205,7 @@ void print_params(const std::vector<ParamSpec>& params) {
             case ParamType::Text: kind = "text"; break;
             case ParamType::File: kind = "file"; break;
         }
+        if (p.range) kind += " " + to_string(*p.range);
         fmt::print("      {}={} ({}): {}\n", p.name, p.default_value, kind, p.description);
     }
 }

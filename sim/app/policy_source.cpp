@@ -1,7 +1,7 @@
 #include "sim/app/policy_source.hpp"
 
-#include "sim/app/pipe_policy.hpp"
-#include "sim/python/python_policy.hpp"
+#include "policies/foreign/pipe_policy.hpp"
+#include "policies/foreign/python_policy.hpp"
 
 namespace dlsim {
 

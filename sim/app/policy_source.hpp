@@ -1,7 +1,7 @@
 #pragma once
 // Where a run's policy comes from: a built-in by its registry name, or code written outside dlsim,
-// `py:FILE.py:CLASS` (a Python class run in-process, sim/python/python_policy.hpp) or
-// `exec:COMMAND ARGS` (a child process speaking the pipe protocol, sim/app/pipe_policy.hpp).
+// `py:FILE.py:CLASS` (a Python class run in-process, policies/foreign/python_policy.hpp) or
+// `exec:COMMAND ARGS` (a child process speaking the pipe protocol, policies/foreign/pipe_policy.hpp).
 #include "policies/registry.hpp"
 
 #include <map>

@@ -12,7 +12,7 @@
 #include "sim/app/result_fields.hpp"
 #include "sim/event_log.hpp"
 #include "sim/job_spec.hpp"
-#include "traces/trace_format.hpp"
+#include "traces/readers/trace_format.hpp"
 
 #include <sys/resource.h>
 

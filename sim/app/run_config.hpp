@@ -7,7 +7,7 @@
 #include "models/restart_model.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/metrics.hpp"
-#include "traces/canonical_csv.hpp"
+#include "traces/readers/canonical_csv.hpp"
 #include "traces/trace_transforms.hpp"
 
 #include <nlohmann/json_fwd.hpp>

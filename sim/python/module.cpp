@@ -1,11 +1,11 @@
 // The `dlsim` Python module: run a simulation from Python (the same path as `dlsim run`: load_inputs,
 // simulate, write_outputs), list the built-in policies, and write policies in Python (the API of
-// sim/python/view_bindings.hpp). Import it with PYTHONPATH=build/python; docs in sim/python/PYTHON_API.md.
+// policies/foreign/view_bindings.hpp). Import it with PYTHONPATH=build/python; docs in policies/foreign/PYTHON_API.md.
 #include "models/base/input_error.hpp"
 #include "policies/registry.hpp"
 #include "sim/app/run.hpp"
-#include "sim/python/python_policy.hpp"
-#include "sim/python/view_bindings.hpp"
+#include "policies/foreign/python_policy.hpp"
+#include "policies/foreign/view_bindings.hpp"
 
 #include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
@@ -47,6 +47,7 @@ py::list policies() {
             p["default"] = s.default_value;
             p["description"] = s.description;
             if (!s.choices.empty()) p["choices"] = py::cast(s.choices);
+            if (s.range) p["range"] = to_string(*s.range);
             params.append(p);
         }
         py::dict entry;

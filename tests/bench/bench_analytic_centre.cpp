@@ -1,11 +1,11 @@
 // Analytic-centre timing (policies/lp/analytic_centre.hpp): a max-min instance of M jobs on 3 types of 36 GPUs
 // (Gavel's 36:36:36 cluster) with random throughputs (the faster types 1.5–2.5× and 2.5–4.5× the slowest) and
-// gangs {1, 1, 1, 2, 4, 8}, seed 7. GLPK solves the max-min LP (policies/lp/max_min_allocation), its vertex
+// gangs {1, 1, 1, 2, 4, 8}, seed 7. GLPK solves the max-min LP (policies/lp/max_min_share), its vertex
 // starts the centre with floors a = c_m, b_m = z*·(1 − 1e-6). Prints wall and CPU time per centre solve (best of
 // the repeats and mean), Newton steps, the mixing θ and the decrement at the result. Printed, not asserted.
 //   usage: bench_analytic_centre [jobs=2000] [repeats=10]
 #include "policies/lp/analytic_centre.hpp"
-#include "policies/lp/max_min_allocation.hpp"
+#include "policies/rounds/max_min_share.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
         lp_jobs.push_back({gangs[rng() % 6], 1.0, {base, base * (1.5 + unit(rng)), base * (2.5 + 2 * unit(rng))}});
     }
     const auto lp_start = std::chrono::steady_clock::now();
-    const MaxMinAllocation lp = solve_max_min_allocation(lp_jobs, capacity, ThroughputMode::Measured);
+    const MaxMinShare lp = solve_max_min_share(lp_jobs, capacity, ThroughputMode::Measured);
     const double lp_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - lp_start).count();
 
     // c_{m,t} = g_m·T_{m,t}/T^prop_m with T^prop_m = Σ_t T_{m,t}·W_t/Σ_t W_t (POLICIES.md §8.1), as in the LP.

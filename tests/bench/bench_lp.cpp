@@ -1,4 +1,4 @@
-// Allocation-LP benchmark (issue: Gavel's LP family): the persistent AllocationLp across rounds, per objective.
+// Allocation-LP benchmark (issue: Gavel's LP family): the persistent ShareLp across rounds, per objective.
 // Scenario: `jobs` active jobs on 3 types (v100, p100, k80) of 36 GPUs each (108 GPUs for 2,000 jobs, so the
 // capacity rows bind and every job's share is small), models drawn uniformly from models/profiles/gavel.json,
 // gangs 1/2/4/8 w.p. .70/.10/.15/.05; a job's throughput on g GPUs of a type is the profile's measured
@@ -12,7 +12,7 @@
 //   usage: bench_lp [jobs=2000] [rounds=100] [objectives=gavel-las,gavel-ftf,gavel-makespan,gavel-max-throughput]
 // With BENCH_LP_TRACE set in the environment it also prints every round (time, LPs, iterations, objective).
 #include "models/profile.hpp"
-#include "policies/lp/allocation_lp.hpp"
+#include "policies/rounds/share_lp.hpp"
 
 #include <fmt/format.h>
 
@@ -41,7 +41,7 @@ double percentile(std::vector<double> xs, double q) {
 }
 
 struct Job {
-    AllocationJob job;
+    ShareJob job;
     std::vector<double> throughputs;
 };
 
@@ -80,8 +80,8 @@ private:
     std::uint32_t next_key_ = 1;
 };
 
-AllocationInput to_input(const std::vector<Job>& jobs) {
-    AllocationInput input;
+ShareInput to_input(const std::vector<Job>& jobs) {
+    ShareInput input;
     input.capacities.assign(type_names.size(), gpus_per_type);
     for (const Job& j : jobs) {
         input.jobs.push_back(j.job);
@@ -90,12 +90,12 @@ AllocationInput to_input(const std::vector<Job>& jobs) {
     return input;
 }
 
-AllocationOptions options_for(const std::string& name) {
-    AllocationOptions options;
-    if (name == "gavel-las") options.objective = AllocationObjective::MaxMinFairness;
-    else if (name == "gavel-ftf") options.objective = AllocationObjective::FinishTimeFairness;
-    else if (name == "gavel-makespan") options.objective = AllocationObjective::Makespan;
-    else if (name == "gavel-max-throughput") options.objective = AllocationObjective::MaxThroughput;
+ShareOptions options_for(const std::string& name) {
+    ShareOptions options;
+    if (name == "gavel-las") options.objective = ShareObjective::MaxMinFairness;
+    else if (name == "gavel-ftf") options.objective = ShareObjective::FinishTimeFairness;
+    else if (name == "gavel-makespan") options.objective = ShareObjective::Makespan;
+    else if (name == "gavel-max-throughput") options.objective = ShareObjective::MaxThroughput;
     else throw std::runtime_error("bench_lp: unknown objective " + name);
     return options;
 }
@@ -104,10 +104,10 @@ void run(const ProfileSet& profiles, const std::string& name, std::size_t job_co
     Workload workload(profiles, 42);
     std::vector<Job> jobs;
     for (std::size_t i = 0; i < job_count; ++i) jobs.push_back(workload.draw());
-    AllocationLp lp(options_for(name));
+    ShareLp lp(options_for(name));
 
     auto t0 = Clock::now();
-    const AllocationResult& first = lp.solve(to_input(jobs));
+    const ShareResult& first = lp.solve(to_input(jobs));
     const double cold_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     const int cold_iterations = first.simplex_iterations;
     const double cold_objective = first.objective;
@@ -142,9 +142,9 @@ void run(const ProfileSet& profiles, const std::string& name, std::size_t job_co
                               jobs.size()];
                 for (double& rate : j.throughputs) rate *= workload.uniform(0.9, 1.1);
             }
-        const AllocationInput input = to_input(jobs);
+        const ShareInput input = to_input(jobs);
         t0 = Clock::now();
-        const AllocationResult& r = lp.solve(input);
+        const ShareResult& r = lp.solve(input);
         const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         ms.push_back(elapsed);
         if (std::getenv("BENCH_LP_TRACE")) fmt::print("  round {} ({}) {:.2f} ms {} LPs {} it obj {:.6g}\n", round, kinds[kind], elapsed, r.lp_solves, r.simplex_iterations, r.objective);

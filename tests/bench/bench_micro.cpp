@@ -2,7 +2,7 @@
 #include "models/cluster.hpp"
 #include "sim/cluster_state.hpp"
 #include "sim/event_queue.hpp"
-#include "traces/random.hpp"
+#include "models/base/random.hpp"
 
 #include <benchmark/benchmark.h>
 

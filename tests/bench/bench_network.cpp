@@ -24,7 +24,7 @@
 #include "models/network_model.hpp"
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
-#include "traces/random.hpp"
+#include "models/base/random.hpp"
 
 #include "in_child.hpp"
 

@@ -1,5 +1,5 @@
 // Pipe-protocol benchmark (issue 12): the whole run's wall time and the per-call overhead of a policy served
-// over the pipe (`exec:`, here the Python FIFO through scripts/dlsim_pipe_client.py) against the native
+// over the pipe (`exec:`, here the Python FIFO through policies/foreign/dlsim_pipe_client.py) against the native
 // fifo, on the same trace: N jobs of Gavel's mix (seed 42) arriving at 2 jobs/hour (70% GPU utilization, a
 // queue that stays bounded) on the bundled 108-GPU cluster (V100, P100, K80; Gavel's profile). Both runs go
 // through simulate(), as `dlsim run` does; per-call times are the engine's own self-profile
@@ -7,7 +7,7 @@
 // printed too: on a shared machine it is steadier. The target (printed, not asserted: a noisy machine must
 // not fail CI) is the pipe run within 50x of the native one. The two runs' summaries must agree (the FIFOs
 // are the same policy): exit 1 otherwise.
-//   usage: bench_pipe [jobs=100000] [FILE.py:CLASS=policies/python/fifo.py:Fifo] [jobs_per_hour=2]
+//   usage: bench_pipe [jobs=100000] [FILE.py:CLASS=policies/foreign/examples/fifo.py:Fifo] [jobs_per_hour=2]
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
 #include "tests/bench/gavel_mix_trace.hpp"
@@ -71,7 +71,7 @@ void print(const char* label, const Figures& f) {
 int main(int argc, char** argv) {
     const std::string source = DLSIM_SOURCE_DIR;
     const std::size_t jobs = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 100'000;
-    const std::string file_class = argc > 2 ? argv[2] : source + "/policies/python/fifo.py:Fifo";
+    const std::string file_class = argc > 2 ? argv[2] : source + "/policies/foreign/examples/fifo.py:Fifo";
     const double rate = argc > 3 ? std::strtod(argv[3], nullptr) : 2.0;
     if (jobs == 0 || !(rate > 0)) {
         fmt::print(stderr, "usage: bench_pipe [jobs=100000] [FILE.py:CLASS] [jobs_per_hour=2]\n");
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     in.profiles = load_profiles(source + "/models/profiles/gavel.json");
     in.trace = bench::gavel_mix_trace(in.profiles, jobs, rate);
 
-    const std::string pipe = "exec:/usr/bin/python3 " + source + "/scripts/dlsim_pipe_client.py " + file_class;
+    const std::string pipe = "exec:/usr/bin/python3 " + source + "/policies/foreign/dlsim_pipe_client.py " + file_class;
     fmt::print("bench_pipe: {} jobs of Gavel's mix at {} jobs/h on {} GPUs (3 types); pipe policy {}\n", jobs, rate,
                in.cluster.num_gpus(), file_class);
     const Figures native = run(in, "fifo");

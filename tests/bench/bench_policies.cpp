@@ -16,8 +16,8 @@
 #include "sim/app/run.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/simulator.hpp"
-#include "traces/synthetic.hpp"
-#include "traces/trace_format.hpp"
+#include "traces/generate/synthetic.hpp"
+#include "traces/readers/trace_format.hpp"
 
 #include "in_child.hpp"
 

@@ -1,4 +1,4 @@
-// Python policy overhead (issue 12): the in-process Python FIFO (policies/python/fifo.py, through the
+// Python policy overhead (issue 12): the in-process Python FIFO (policies/foreign/examples/fifo.py, through the
 // embedded interpreter) against the native fifo on the same generated trace, on 1,024 GPUs. Prints each
 // run's simulate() wall time and time in the policy, the per-call cost of each, and the ratios; the target
 // is the whole Python run within 10x of the native one. The two schedules must be the same (checked).
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return Figures{wall, o.stats.policy_seconds, static_cast<double>(o.stats.policy_calls), o.summary};
     };
-    const std::string python = "py:" + std::string(DLSIM_SOURCE_DIR) + "/policies/python/fifo.py:Fifo";
+    const std::string python = "py:" + std::string(DLSIM_SOURCE_DIR) + "/policies/foreign/examples/fifo.py:Fifo";
     run(python);  // starts the interpreter and warms the caches: not timed
     const Figures native = run("fifo"), py = run(python);
 

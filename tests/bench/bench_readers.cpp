@@ -2,7 +2,7 @@
 // asserted): rows/s and wall time per file. Files that are absent are listed as skipped. The PAI 2020,
 // Helios and Acme logs are not in ../shared/data, so their readers are not measured here.
 //   usage: bench_readers [shared-data-folder]
-#include "traces/trace_format.hpp"
+#include "traces/readers/trace_format.hpp"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 #pragma once
-// The benchmarks' workload: `jobs` jobs of the synthetic Gavel mix (traces/synthetic.hpp) over every model of
+// The benchmarks' workload: `jobs` jobs of the synthetic Gavel mix (traces/generate/synthetic.hpp) over every model of
 // `profiles`, Poisson arrivals at `jobs_per_hour`, seed 42.
 #include "models/profile.hpp"
-#include "traces/synthetic.hpp"
+#include "traces/generate/synthetic.hpp"
 
 #include <cstddef>
 
