@@ -12,29 +12,45 @@ namespace {
 constexpr JobIdx kNoJob = UINT32_MAX;
 constexpr std::uint32_t kDirty = UINT32_MAX;  // a link's mark while maxmin has its level to update
 
-struct ModeName {
-    ContentionMode mode;
-    std::string_view name;
+constexpr ContentionModeInfo kModes[] = {
+    {ContentionMode::None, "none", "each job as if alone on the network: its own placement counts, nobody else's"},
+    {ContentionMode::Penalty, "penalty",
+     "no communication model: the job's rate times a factor by the widest tier it spans (Synergy, Pollux)"},
+    {ContentionMode::MaxMin, "maxmin",
+     "weighted max-min fair shares of every link by progressive filling, every job always on the wire "
+     "(pessimistic)"},
+    {ContentionMode::Duty, "duty",
+     "equal sharing weighted by the other jobs' duty cycles (communication time / iteration time); the default"},
+    {ContentionMode::Interleave, "interleave",
+     "perfect interleaving: a link slows its jobs only when their duty cycles sum above 1 (optimistic)"},
+    {ContentionMode::Priority, "priority",
+     "Crux's priorities: jobs by descending GPU intensity, each gets what the higher ones leave"},
 };
-constexpr ModeName kModes[] = {{ContentionMode::None, "none"},         {ContentionMode::Penalty, "penalty"},
-                               {ContentionMode::MaxMin, "maxmin"},     {ContentionMode::Duty, "duty"},
-                               {ContentionMode::Interleave, "interleave"}, {ContentionMode::Priority, "priority"}};
 
 }  // namespace
 
+std::span<const ContentionModeInfo> contention_modes() { return kModes; }
+
 std::optional<ContentionMode> parse_contention_mode(std::string_view name) {
-    for (const ModeName& m : kModes)
+    for (const ContentionModeInfo& m : kModes)
         if (m.name == name) return m.mode;
     return std::nullopt;
 }
 
 std::string_view contention_mode_name(ContentionMode mode) {
-    for (const ModeName& m : kModes)
+    for (const ContentionModeInfo& m : kModes)
         if (m.mode == mode) return m.name;
     return "?";
 }
 
-std::string_view contention_mode_names() { return "none|penalty|maxmin|duty|interleave|priority"; }
+const char* contention_mode_names() {
+    static const std::string names = [] {
+        std::string out;
+        for (const ContentionModeInfo& m : kModes) out += (out.empty() ? "" : "|") + std::string(m.name);
+        return out;
+    }();
+    return names.c_str();
+}
 
 NetworkPerformance::NetworkPerformance(const Topology& topology, const RateModel& rates, std::vector<CommModel> models,
                                        NetworkOptions options, std::vector<std::optional<CommCalibration>> calibrated,

@@ -30,10 +30,19 @@ enum class ContentionMode : std::uint8_t {
     Priority,    ///< Crux: jobs by descending GPU intensity; each gets what the higher ones leave
 };
 
+/// One contention mode by name: the one list that parsing, --help, `dlsim list networks` and the docs use.
+struct ContentionModeInfo {
+    ContentionMode mode;
+    std::string_view name;
+    std::string_view description;
+};
+
+/// Every contention mode, in the order --help lists them.
+std::span<const ContentionModeInfo> contention_modes();
 std::optional<ContentionMode> parse_contention_mode(std::string_view name);
 std::string_view contention_mode_name(ContentionMode m);
-/// "none|penalty|maxmin|duty|interleave|priority", for messages and help.
-std::string_view contention_mode_names();
+/// The names joined by '|' ("none|penalty|..."), for messages and the run-config key's choices.
+const char* contention_mode_names();
 
 struct NetworkOptions {
     ContentionMode mode = ContentionMode::Duty;

@@ -24,7 +24,10 @@ struct Changes {
 /// A placer a policy prefers for one start or move, instead of the run's (`--placement`): the built-in
 /// placers by their registry names. An explicit placement overrides both.
 enum class PlacerChoice : std::uint8_t { Run, Consolidated, Spread, TopologyAware, StrictLocality };
+/// The registry names of the choices, indexed by PlacerChoice: policies/placement/register.cpp registers the
+/// placers under exactly these names.
 inline constexpr const char* kPlacerChoiceNames[] = {"", "consolidated", "spread", "topology-aware", "strict-locality"};
+inline constexpr const char* placer_choice_name(PlacerChoice c) { return kPlacerChoiceNames[static_cast<int>(c)]; }
 
 struct Action {
     enum class Kind : std::uint8_t { Start, Preempt, Resize, Migrate, Pack };

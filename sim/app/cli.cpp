@@ -1,6 +1,7 @@
 #include "sim/app/cli.hpp"
 
 #include "models/cluster.hpp"
+#include "models/network_model.hpp"
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
 #include "models/profile.hpp"
@@ -38,6 +39,7 @@ constexpr const char* kUsage =
     "usage: dlsim <command> [options]\n"
     "  run        simulate a trace on a cluster under a policy (no flags: the bundled default)\n"
     "  policies   list policies, placers and their parameters\n"
+    "  list       formats | networks | placers | policies | fields [--markdown]: the names each registry knows\n"
     "  validate   FILE: check a cluster, profile, trace or run-config file\n"
     "  sweep      SPEC.json: many runs over a grid, in parallel, resumable; 'sweep merge' joins Slurm shards\n"
     "  trace      stats | convert | generate | cluster: describe, convert, synthesise traces; clusters from machine lists\n"
@@ -172,13 +174,13 @@ int cmd_run(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     if (vm.count("config")) apply_config_file(c, vm["config"].as<std::string>());
     apply_key_options(vm, every_key, c);
-    check_run_config(c);
+    const ResolvedRun run = resolve(c);
 
     const RunInputs inputs = load_inputs(c);
     report_trace(inputs.trace);
     // Simulated-time progress for long runs (silent for the first two seconds).
     Progress progress("simulating", inputs.trace.jobs.size(), 0, 2.0);
-    const RunOutcome outcome = simulate(inputs, c, [&](Time now, std::uint64_t finished) {
+    const RunOutcome outcome = simulate(inputs, run, [&](Time now, std::uint64_t finished) {
         progress.update(finished, fmt::format("jobs finished, simulated {:.1f} h", to_seconds(now) / 3600));
     });
     progress.finish(outcome.summary.finished, "jobs finished");
@@ -228,6 +230,73 @@ int cmd_policies() {
     return 0;
 }
 
+/// A Markdown table cell: '|' escaped, so a description cannot split the row.
+std::string markdown_cell(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+/// `dlsim list fields`: the result schema's summary keys and job fields, from the field table. With
+/// --markdown, the two tables sim/app/RESULTS.md embeds (the docs test checks the page against it).
+void list_fields(bool markdown) {
+    using namespace result_fields;
+    if (markdown) {
+        fmt::print("| `summary` key | index column | what |\n|---|---|---|\n");
+        for (const SummaryField& f : summary_fields())
+            fmt::print("| `{}` | {} | {} |\n", f.name, f.in_index ? "yes" : "", markdown_cell(f.description));
+        fmt::print("\n| `jobs` field | CSV column | what |\n|---|---|---|\n");
+        for (const JobField& f : job_fields())
+            fmt::print("| `{}` | {} | {} |\n", f.name, f.in_csv ? "yes" : "", markdown_cell(f.description));
+        return;
+    }
+    std::size_t width = 0;
+    for (const SummaryField& f : summary_fields()) width = std::max(width, f.name.size());
+    for (const JobField& f : job_fields()) width = std::max(width, f.name.size());
+    fmt::print("summary keys (result JSON \"summary\"; * = a sweep index column):\n");
+    for (const SummaryField& f : summary_fields())
+        fmt::print("  {:<{}} {}\n", fmt::format("{}{}", f.name, f.in_index ? "*" : ""), width + 2, f.description);
+    fmt::print("job fields (result JSON \"jobs\"; * = a --jobs-csv column):\n");
+    for (const JobField& f : job_fields())
+        fmt::print("  {:<{}} {}\n", fmt::format("{}{}", f.name, f.in_csv ? "*" : ""), width + 2, f.description);
+}
+
+/// Prints (name, description) rows in two aligned columns.
+template <class Rows, class Name, class Description>
+void print_names(const Rows& rows, Name name, Description description) {
+    std::size_t width = 0;
+    for (const auto& r : rows) width = std::max(width, std::string_view(name(r)).size());
+    for (const auto& r : rows) fmt::print("{:<{}}  {}\n", name(r), width, description(r));
+}
+
+int cmd_list(int argc, char** argv) {
+    const std::string what = argc >= 2 ? argv[1] : "";
+    const bool markdown = argc >= 3 && std::string_view(argv[2]) == "--markdown";
+    if (argc > 3 || (argc == 3 && !(markdown && what == "fields")))
+        throw InputError("list: expected one of formats, networks, placers, policies, or fields [--markdown]");
+    const auto name = [](const auto& e) { return e.name; };
+    const auto description = [](const auto& e) { return e.description; };
+    if (what == "formats") {
+        fmt::print("auto  detect the format from the file's name and first line, trying the formats below in order\n");
+        print_names(trace_formats(), name, description);
+    } else if (what == "networks") {
+        print_names(contention_modes(), name, description);
+    } else if (what == "placers") {
+        print_names(builtin_placers().entries(), name, description);
+    } else if (what == "policies") {
+        print_names(builtin_policies().entries(), name, description);
+    } else if (what == "fields") {
+        list_fields(markdown);
+    } else {
+        throw InputError(fmt::format("list: unknown list '{}' (valid: formats, networks, placers, policies, fields)",
+                                     what));
+    }
+    return 0;
+}
+
 int cmd_validate(int argc, char** argv) {
     po::options_description desc("dlsim validate FILE");
     desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "file to check");
@@ -254,9 +323,7 @@ int cmd_validate(int argc, char** argv) {
     } else {
         RunConfig c = default_run_config();
         apply_config_file(c, path);
-        check_run_config(c);
-        find_policy(c.policy, c.params, c.params_dir);
-        builtin_placers().find(c.placement);
+        resolve(c);
         fmt::print("{}: valid run config\n", path);
     }
     return 0;
@@ -483,6 +550,7 @@ int cli_main(int argc, char** argv) {
         const std::string cmd = argv[1];
         if (cmd == "run") return cmd_run(argc - 1, argv + 1);
         if (cmd == "policies") return cmd_policies();
+        if (cmd == "list") return cmd_list(argc - 1, argv + 1);
         if (cmd == "validate") return cmd_validate(argc - 1, argv + 1);
         if (cmd == "trace") return cmd_trace(argc - 1, argv + 1);
         if (cmd == "sweep") return cmd_sweep(argc - 1, argv + 1);
@@ -494,7 +562,7 @@ int cli_main(int argc, char** argv) {
             std::cout << kUsage;
             return 0;
         }
-        throw InputError("unknown command '" + cmd + "' (valid: run, sweep, policies, validate, trace)");
+        throw InputError("unknown command '" + cmd + "' (valid: run, sweep, policies, list, validate, trace)");
     } catch (const InputError& e) {
         fmt::print(stderr, "dlsim: error: {}\n", e.what());
         return 2;

@@ -33,7 +33,6 @@ double peak_rss_mb() {
 }
 
 Trace load_trace(const RunConfig& c) {
-    check_run_config(c);
     ReadOptions options;
     options.on_bad_line = c.on_bad_line;
     options.time_unit = c.time_unit;
@@ -84,26 +83,9 @@ json_fields::Json params_json(const Params& p) {
 }
 
 /// The resolved parameters that identify a run (see run_id in run.hpp): the run-config table's echo.
-json_fields::Json identity(const RunConfig& c, const InputHashes& hashes, const Params& policy_params,
-                           const Params& placer_params) {
-    const json_fields::Json policy = params_json(policy_params), placer = params_json(placer_params);
-    return run_identity(c, IdentityContext{&hashes, &policy, &placer});
-}
-
-/// The config's policy and placer with their parameters checked and defaults filled in.
-struct ResolvedParams {
-    PolicySource policy_source;
-    const RegistryEntry<Placer>& placer_entry;
-    Params policy, placer;
-};
-
-ResolvedParams resolve_all_params(const RunConfig& c) {
-    PolicySource source = find_policy(c.policy, c.params, c.params_dir);
-    const auto& placer_entry = builtin_placers().find(c.placement);
-    const std::vector<ParamSpec>& specs = source.entry->params;
-    return {source, placer_entry,
-            resolve_params("policy " + c.policy, specs, compat_params(c, specs), c.params_dir),
-            resolve_params("placement " + c.placement, placer_entry.params, {})};
+json_fields::Json identity(const ResolvedRun& r, const InputHashes& hashes) {
+    const json_fields::Json policy = params_json(r.policy_params), placer = params_json(r.placer_params);
+    return run_identity(r.given, IdentityContext{&hashes, &policy, &placer});
 }
 
 std::string id_of(const json_fields::Json& identity) { return sha256_text(identity.dump()).substr(0, 16); }
@@ -137,10 +119,9 @@ std::string config_json(const RunInputs& in, const RunConfig& c, json_fields::Js
 
 }  // namespace
 
-std::string run_id(const RunConfig& c, const InputHashes& hashes) {
-    const ResolvedParams params = resolve_all_params(c);
-    return id_of(identity(c, hashes, params.policy, params.placer));
-}
+std::string run_id(const ResolvedRun& r, const InputHashes& hashes) { return id_of(identity(r, hashes)); }
+
+std::string run_id(const RunConfig& c, const InputHashes& hashes) { return run_id(resolve(c), hashes); }
 
 namespace {
 
@@ -165,34 +146,20 @@ std::vector<std::optional<CommCalibration>> calibrations(const ProfileSet& profi
 }  // namespace
 
 RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& progress) {
-    const ResolvedParams params = resolve_all_params(c);
-    if (!(c.restart.restart_cost >= 0 && c.restart.restart_cost <= 1e12))
-        throw InputError(fmt::format("--restart-cost: expected seconds in [0, 1e12], got {}", c.restart.restart_cost));
-    if (c.restart.migration_cost && !(*c.restart.migration_cost >= 0 && *c.restart.migration_cost <= 1e12))
-        throw InputError(fmt::format("--migration-cost: expected seconds in [0, 1e12], got {}", *c.restart.migration_cost));
-    if (!(c.restart.checkpoint_bytes_per_param >= 0 && c.restart.checkpoint_bytes_per_param <= 1e6))
-        throw InputError(fmt::format("--checkpoint-bytes-per-param: expected a number in [0, 1e6], got {}",
-                                     c.restart.checkpoint_bytes_per_param));
-    if (!(c.restart.storage_bandwidth > 0 && c.restart.storage_bandwidth <= 1e6))
-        throw InputError(fmt::format("--storage-bandwidth: expected GB/s in (0, 1e6], got {}", c.restart.storage_bandwidth));
-    if (!(c.wait_threshold >= 0 && c.wait_threshold <= 1e12))
-        throw InputError(fmt::format("--wait-threshold: expected seconds in [0, 1e12], got {}", c.wait_threshold));
-    // The table checks these where they are read; a config built in memory is checked here too.
-    if (c.timeseries_points > kMaxTimeseriesPoints)
-        throw InputError(fmt::format("--timeseries-points: expected an integer in [0, {}], got {}", kMaxTimeseriesPoints,
-                                     c.timeseries_points));
-    check_run_config(c);
+    return simulate(in, resolve(c), progress);
+}
 
+RunOutcome simulate(const RunInputs& in, const ResolvedRun& r, const ProgressFn& progress) {
+    const RunConfig& c = r.given;
     RunOutcome out;
-    json_fields::Json id = identity(c, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256}, params.policy,
-                                    params.placer);
+    json_fields::Json id = identity(r, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256});
     out.run_id = id_of(id);
     out.config_json = config_json(in, c, std::move(id));
-    const RateModel rates(in.cluster, in.profiles, effective_rate_mode(c));
+    const RateModel rates(in.cluster, in.profiles, r.rate_mode);
 
     const Topology topology(in.cluster);
     const std::vector<CommModel> comm = comm_models(in.profiles);
-    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = effective_network(c)},
+    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = r.network},
                                calibrations(in.profiles),
                                measured_intra_bandwidths(in.cluster, in.profiles, comm));
     network.time_solves(c.time_network_solves);
@@ -208,8 +175,8 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
                      });
     // The seed, cluster and trace are in the run identity already: the context adds nothing to it.
     const MakeContext context{c.seed, &in.cluster, &resolved.tenants, &in.profiles, &rates, resolved.jobs.size()};
-    auto policy = params.policy_source.entry->make(params.policy, context);
-    auto placer = params.placer_entry.make(params.placer, context);
+    auto policy = r.policy.entry->make(r.policy_params, context);
+    auto placer = r.placer->make(r.placer_params, context);
     const std::unique_ptr<RestartModel> restart = make_restart_model(c.restart, in.profiles);
     Simulator sim(in.cluster, rates, resolved, *policy, *placer,
                   SimOptions{to_time(c.restart.restart_cost), &network, restart.get()});
@@ -223,7 +190,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
         sim.add_observer(*log);
     }
     if (progress) sim.set_progress(progress);
-    if (effective_stop_after_measured(c)) {
+    if (r.stop_after_measured) {
         // The window's jobs that can run; a rejected one never finishes, so the run cannot wait for it.
         std::vector<char> wait_for = measured_mask(sim.jobs(), c.measure);
         for (const auto& [j, why] : resolved.rejected) wait_for[j] = 0;
@@ -232,7 +199,7 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     try {
         out.stats = sim.run();
     } catch (const InvalidDecision& e) {
-        if (!params.policy_source.external) throw;
+        if (!r.policy.external) throw;
         // Code written outside dlsim broke a rule of the engine: the user's error, named by the job.
         const std::string job = e.job() < in.trace.jobs.size()
                                     ? fmt::format("job '{}' (index {}, {}:{})", in.trace.jobs[e.job()].id, e.job(),

@@ -3,6 +3,7 @@
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
 #include "sim/metrics.hpp"
+#include "sim/app/resolved_run.hpp"
 #include "sim/app/run_config.hpp"
 #include "sim/simulator.hpp"
 #include "traces/job_record.hpp"
@@ -21,7 +22,8 @@ struct RunInputs {
     std::string cluster_sha256, profiles_sha256, trace_sha256;  ///< empty for inputs built in memory
 };
 
-/// Reads the config's trace in its format and applies its filters and transforms.
+/// Reads the config's trace in its format and applies its filters and transforms (the config is checked:
+/// check_run_config or resolve).
 Trace load_trace(const RunConfig& config);
 
 /// Loads and validates the three input files named by the config.
@@ -31,7 +33,9 @@ RunInputs load_inputs(const RunConfig& config);
 /// parameters that identify it. Those are the config as echoed in the result without input paths, the
 /// reader's report and the cluster's size (all follow from the files' contents), and with the trace
 /// format as requested ("auto" is deterministic given the content). A moved checkout or results folder
-/// keeps its run ids. Unknown policies or params are InputErrors.
+/// keeps its run ids.
+std::string run_id(const ResolvedRun& run, const InputHashes& hashes);
+/// The same for a config not yet resolved (resolve's InputErrors).
 std::string run_id(const RunConfig& config, const InputHashes& hashes);
 
 struct RunOutcome {
@@ -50,6 +54,8 @@ struct RunOutcome {
 
 /// Simulates without writing any file (tests call this directly). `progress`, if set, is called every
 /// few thousand events with the simulated time and the number of finished jobs.
+RunOutcome simulate(const RunInputs& inputs, const ResolvedRun& run, const ProgressFn& progress = {});
+/// The same for a config not yet resolved (resolve's InputErrors).
 RunOutcome simulate(const RunInputs& inputs, const RunConfig& config, const ProgressFn& progress = {});
 
 struct RunSelfProfile {

@@ -4,6 +4,7 @@
 #include "models/base/json_fields.hpp"
 #include "models/base/parse.hpp"
 #include "policies/registry.hpp"
+#include "traces/readers/trace_format.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -119,13 +120,22 @@ using I = Json&;
 using C = const RunConfig&;
 using X = const IdentityContext&;
 
+/// The trace_format key's help, naming every format of the registry.
+const char* trace_format_help() {
+    static const std::string help = [] {
+        std::string out = "trace format: auto (detect it)";
+        for (const TraceFormat& f : trace_formats()) out += ", " + std::string(f.name);
+        return out + " (see 'dlsim list formats')";
+    }();
+    return help.c_str();
+}
+
 // The one table. The order of the rows with an echo is the order of the serialised identity (run ids
 // hash it): trace{format, sha256, time_unit, transforms{...}}, cluster, profiles, policy, params,
 // placement, placement_params, seed, restart_cost, strict, on_bad_line, timeseries_points, measure.
 const RunConfigKey kTable[] = {
     {.key = "trace_format", .kind = K::Text,
-     .help = "trace format: auto (detect it), csv, philly, gavel, tiresias, muri, alibaba-openb, alibaba-pai2020, "
-             "helios, acme",
+     .help = trace_format_help(),
      .default_text = "auto", .example = R"("auto")",
      .set = [](RunConfig& c, V v, W) { c.trace_format = v.text; },
      .echo = [](I id, C c, X) { id["trace"]["format"] = c.trace_format; },
@@ -150,12 +160,14 @@ const RunConfigKey kTable[] = {
      .default_text = "0", .example = "2", .imin = 0, .imax = kMaxGpus,
      .set = [](RunConfig& c, V v, W) { c.transforms.min_gpus = static_cast<int>(v.integer); },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["min_gpus"] = c.transforms.min_gpus; },
-     .trace_option = true},
+     .trace_option = true,
+     .value = [](C c) -> std::optional<double> { return static_cast<double>(c.transforms.min_gpus); }},
     {.key = "max_gpus", .kind = K::Integer, .help = "keep jobs with at most this many GPUs (0: no bound)",
      .default_text = "0", .example = "8", .imin = 0, .imax = kMaxGpus,
      .set = [](RunConfig& c, V v, W) { c.transforms.max_gpus = static_cast<int>(v.integer); },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["max_gpus"] = c.transforms.max_gpus; },
-     .trace_option = true},
+     .trace_option = true,
+     .value = [](C c) -> std::optional<double> { return static_cast<double>(c.transforms.max_gpus); }},
     {.key = "vc", .kind = K::List, .help = "keep only jobs of these VCs (repeatable)", .default_text = "all VCs",
      .example = R"(["vc1", "vc2"])",
      .set = [](RunConfig& c, V v, W) { c.transforms.vcs = v.list; },
@@ -175,22 +187,26 @@ const RunConfigKey kTable[] = {
      .example = "3", .min = 0, .max = 1e6, .min_open = true,
      .set = [](RunConfig& c, V v, W) { c.transforms.resample_rate = v.number; },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["resample_rate"] = c.transforms.resample_rate; },
-     .trace_option = true},
+     .trace_option = true,
+     .value = [](C c) -> std::optional<double> { return c.transforms.resample_rate == 0 ? std::nullopt : std::optional(c.transforms.resample_rate); }},
     {.key = "resample_jobs", .kind = K::Integer, .help = "how many jobs to re-sample (needs --resample-rate)",
      .default_text = "as many as the trace has", .example = "4000", .imin = 1, .imax = kMaxJobs,
      .set = [](RunConfig& c, V v, W) { c.transforms.resample_jobs = static_cast<std::size_t>(v.integer); },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["resample_jobs"] = c.transforms.resample_jobs; },
-     .trace_option = true},
+     .trace_option = true,
+     .value = [](C c) -> std::optional<double> { return c.transforms.resample_jobs == 0 ? std::nullopt : std::optional<double>(static_cast<double>(c.transforms.resample_jobs)); }},
     {.key = "load_scale", .kind = K::Number, .help = "divide every inter-arrival gap by this factor",
      .default_text = "1", .example = "1.5", .min = 0, .max = 1e6, .min_open = true,
      .set = [](RunConfig& c, V v, W) { c.transforms.load_scale = v.number; },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["load_scale"] = c.transforms.load_scale; },
-     .trace_option = true},
+     .trace_option = true,
+     .value = [](C c) -> std::optional<double> { return c.transforms.load_scale; }},
     {.key = "max_jobs", .kind = K::Integer, .help = "keep the first N jobs by submit time (0: all)",
      .default_text = "0", .example = "1000", .imin = 0, .imax = kMaxJobs,
      .set = [](RunConfig& c, V v, W) { c.transforms.max_jobs = static_cast<std::size_t>(v.integer); },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["max_jobs"] = c.transforms.max_jobs; },
-     .trace_option = true},
+     .trace_option = true,
+     .value = [](C c) -> std::optional<double> { return static_cast<double>(c.transforms.max_jobs); }},
     {.key = "cluster", .kind = K::Path, .help = "cluster spec JSON (models/clusters/)",
      .default_text = "the bundled 108-GPU V100/P100/K80 cluster", .example = R"("cluster.json")",
      .set = [](RunConfig& c, V v, W) { c.cluster = v.text; },
@@ -218,11 +234,10 @@ const RunConfigKey kTable[] = {
          id["placement_params"] = *x.placer_params;
      }},
     {.key = "network", .kind = K::Choice,
-     .help = "how jobs that share links divide them: none (each alone), penalty (a factor per tier spanned), "
-             "maxmin, duty, interleave, priority (MODELLING.md §2.2)",
+     .help = "how jobs that share links divide them (see 'dlsim list networks')",
      // The example is none so that every key's example together (a test) stays valid with compat's gavel.
      .default_text = "duty (none under compat gavel)", .example = R"("none")",
-     .choices = "none|penalty|maxmin|duty|interleave|priority",
+     .choices = contention_mode_names(),
      .set = [](RunConfig& c, V v, W) { c.network = *parse_contention_mode(v.text); },
      // The mode in effect (compat gavel's none when the key is unset), so a run id names what ran.
      .echo = [](I id, C c, X) { id["network"] = std::string(contention_mode_name(effective_network(c))); }},
@@ -233,7 +248,8 @@ const RunConfigKey kTable[] = {
     {.key = "restart_cost", .kind = K::Number, .help = "seconds without progress on every restart after a preemption",
      .default_text = "0", .example = "30", .min = 0, .max = 1e12,
      .set = [](RunConfig& c, V v, W) { c.restart.restart_cost = v.number; },
-     .echo = [](I id, C c, X) { id["restart_cost"] = c.restart.restart_cost; }},
+     .echo = [](I id, C c, X) { id["restart_cost"] = c.restart.restart_cost; },
+     .value = [](C c) -> std::optional<double> { return c.restart.restart_cost; }},
     {.key = "strict", .kind = K::Bool,
      .help = "a job that can never run on this cluster is an input error (exit 2) instead of rejected",
      .default_text = "false", .example = "true",
@@ -247,7 +263,8 @@ const RunConfigKey kTable[] = {
     {.key = "timeseries_points", .kind = K::Integer, .help = "at most this many time-series buckets (0: none)",
      .default_text = "2000", .example = "500", .imin = 0, .imax = kMaxTimeseriesPoints,
      .set = [](RunConfig& c, V v, W) { c.timeseries_points = static_cast<std::size_t>(v.integer); },
-     .echo = [](I id, C c, X) { id["timeseries_points"] = c.timeseries_points; }},
+     .echo = [](I id, C c, X) { id["timeseries_points"] = c.timeseries_points; },
+     .value = [](C c) -> std::optional<double> { return static_cast<double>(c.timeseries_points); }},
     {.key = "measure_jobs", .kind = K::Text,
      .help = "JCT statistics over the jobs with arrival index in [A, B) only: A:B (steady state of a Poisson "
              "stream; B may be empty)",
@@ -294,11 +311,13 @@ const RunConfigKey kTable[] = {
     {.key = "checkpoint_bytes_per_param", .kind = K::Number,
      .help = "restart_model checkpoint: checkpoint bytes per model parameter (4 weights + 8 Adam moments)",
      .default_text = "12", .example = "14", .min = 0, .max = 1e6,
-     .set = [](RunConfig& c, V v, W) { c.restart.checkpoint_bytes_per_param = v.number; }},
+     .set = [](RunConfig& c, V v, W) { c.restart.checkpoint_bytes_per_param = v.number; },
+     .value = [](C c) -> std::optional<double> { return c.restart.checkpoint_bytes_per_param; }},
     {.key = "storage_bandwidth", .kind = K::Number,
      .help = "restart_model checkpoint: GB/s (1e9 bytes/s) at which a checkpoint is saved and loaded",
      .default_text = "2", .example = "10", .min = 0, .max = 1e6, .min_open = true,
-     .set = [](RunConfig& c, V v, W) { c.restart.storage_bandwidth = v.number; }},
+     .set = [](RunConfig& c, V v, W) { c.restart.storage_bandwidth = v.number; },
+     .value = [](C c) -> std::optional<double> { return c.restart.storage_bandwidth; }},
     {.key = "migration_cost", .kind = K::Number,
      .help = "seconds without progress after a move (a migration, or a restart at the instant of a preemption), "
              "instead of a restart's cost",
@@ -306,14 +325,16 @@ const RunConfigKey kTable[] = {
      .set = [](RunConfig& c, V v, W) { c.restart.migration_cost = v.number; },
      .echo = [](I id, C c, X) {
          if (c.restart.migration_cost) id["migration_cost"] = *c.restart.migration_cost;
-     }},
+     },
+     .value = [](C c) -> std::optional<double> { return c.restart.migration_cost; }},
     {.key = "wait_threshold", .kind = K::Number,
      .help = "summary.jobs_waited_over_threshold counts the measured finished jobs that queued longer than this (s)",
      .default_text = "3600", .example = "600", .min = 0, .max = 1e12,
      .set = [](RunConfig& c, V v, W) { c.wait_threshold = v.number; },
      .echo = [](I id, C c, X) {
          if (c.wait_threshold != 3600) id["wait_threshold"] = c.wait_threshold;
-     }},
+     },
+     .value = [](C c) -> std::optional<double> { return c.wait_threshold; }},
     // Gavel compatibility: in the identity only when not the default, so earlier run ids stay the same.
     {.key = "compat", .kind = K::Choice,
      .help = "follow another simulator's conventions: none, or gavel (Gavel's simulator: measured multi-GPU rates, "
@@ -514,6 +535,15 @@ void apply_flag(RunConfig& c, const RunConfigKey& k, const std::vector<std::stri
 }
 
 void check_run_config(const RunConfig& c) {
+    // Every numeric key within its range, whatever set it: a config file and flags were checked as they were
+    // read, a config built in memory (the Python module, tests) is checked here.
+    for (const RunConfigKey& k : kTable) {
+        if (!k.value) continue;
+        const std::optional<double> x = k.value(c);
+        const bool ok = !x || (k.kind == K::Integer ? *x >= static_cast<double>(k.imin) && *x <= static_cast<double>(k.imax)
+                                                    : in_range(k, *x));
+        if (!ok) throw InputError(fmt::format("--{}: expected {}, got {}", flag_name(k), expected_text(k), *x));
+    }
     if (c.transforms.resample_jobs > 0 && c.transforms.resample_rate == 0)
         throw InputError("--resample-jobs (run config resample_jobs) needs --resample-rate (resample_rate): the jobs "
                          "are re-sampled with Poisson arrivals at that rate");

@@ -137,6 +137,9 @@ struct RunConfigKey {
     bool trace_option = false;  ///< also a flag of `dlsim trace stats|convert`
     const char* excludes = nullptr;  ///< a key that may not be given together with this one (in one source)
     const char* flag = nullptr; ///< the long flag when it is not the key with '-' for '_'
+    /// Integer and Number keys: the value in a config (none: off or unset), so check_run_config holds a config
+    /// built in memory to the same range as one read from a file or flags.
+    std::optional<double> (*value)(const RunConfig& config) = nullptr;
 };
 
 /// Every run-config key, in the order of the identity and of --help.
@@ -163,9 +166,10 @@ void apply_config_json(RunConfig& config, const nlohmann::ordered_json& doc, con
 /// Params; none for Bool). Errors name the flag.
 void apply_flag(RunConfig& config, const RunConfigKey& key, const std::vector<std::string>& values);
 
-/// The checks that span keys, on a whole config (after every source is applied, so a sweep's base may
-/// set resample_jobs and its grid resample_rate): resample_jobs needs resample_rate. (Keys that exclude
-/// each other are checked per source, where both are visible.)
+/// The checks on a whole config, after every source is applied: each numeric key within its range, and the
+/// checks that span keys (a sweep's base may set resample_jobs and its grid resample_rate): resample_jobs
+/// needs resample_rate; compat gavel models no network. (Keys that exclude each other are checked per source,
+/// where both are visible.) resolve() calls it once per run.
 void check_run_config(const RunConfig& config);
 
 /// The resolved parameters that identify a run, written by the table's echo functions in its order.

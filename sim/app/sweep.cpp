@@ -39,8 +39,9 @@ bool execute(const SweepRun& run, const std::string& dir) {
         c.out = result_path(dir, run);
         c.jobs_csv.clear();
         c.event_log.clear();
+        const ResolvedRun resolved = resolve(c);
         const RunInputs inputs = load_inputs(c);
-        const RunOutcome outcome = simulate(inputs, c);
+        const RunOutcome outcome = simulate(inputs, resolved);
         RunSelfProfile self;
         self.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         self.peak_rss_mb = peak_rss_mb();

@@ -123,8 +123,8 @@ SweepSpec load_sweep_spec(const std::string& path) {
         run.config = base;
         apply_config_json(run.config, to_config(overrides[i], origin), origin, base_dir);
         try {
-            check_run_config(run.config);
-            run.id = run_id(run.config, {hash(run.config.trace), hash(run.config.cluster), hash(run.config.profiles)});
+            run.id = run_id(resolve(run.config),
+                            {hash(run.config.trace), hash(run.config.cluster), hash(run.config.profiles)});
         } catch (const InputError& e) {
             throw InputError(fmt::format("{}: {}", origin, e.what()));
         }

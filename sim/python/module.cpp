@@ -90,8 +90,9 @@ std::string read_text(const std::string& path) {
 std::string run_to_text(RunConfig c, void* instance) {
     const PolicyInstanceScope scope(instance);
     const auto t0 = std::chrono::steady_clock::now();
+    const ResolvedRun resolved = resolve(c);
     const RunInputs inputs = load_inputs(c);
-    const RunOutcome outcome = simulate(inputs, c);
+    const RunOutcome outcome = simulate(inputs, resolved);
     RunSelfProfile self;
     self.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     self.peak_rss_mb = peak_rss_mb();
