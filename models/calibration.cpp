@@ -34,7 +34,7 @@ constexpr std::array<Bound, kParams> kBounds{{
     {13.8, 29.9, true},   // intra: 1e6 .. 1e13 B/s
     {13.8, 29.9, true},   // inter: 1e6 .. 1e13 B/s
     {-20.7, 0.0, true},   // α: 1e-9 .. 1 s
-    {1.0, 10.0, false},   // γ, Pollux's bounds (MODELLING.md §1.1)
+    {1.0, 10.0, false},   // γ, Pollux's bounds (petuum/adaptdl goodput.py)
 }};
 
 double sigmoid(double z) { return 1 / (1 + std::exp(-z)); }

@@ -1,6 +1,6 @@
 #pragma once
 // Calibration of the iteration-time model (models/iteration_time.hpp) to measured per-placement step
-// times (Pollux's placements.csv, MODELLING.md §4 item 2, §7.2 item 2). The model fitted is the one
+// times (Pollux's placements.csv: petuum/adaptdl osdi21-artifact simulator/traces/<app>/). The model fitted is the one
 // that rates jobs in a run: predict_step_seconds fills a RingLinks from the placement and calls
 // iteration_seconds. Only its free parameters are fitted, per model and GPU type.
 #include "models/iteration_time.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The cluster spec (DESIGN.md "Inputs", `dlsim.cluster/1`): GPU types, node types, racks, and the
+// The cluster spec (`dlsim.cluster/1`, models/clusters/README.md): GPU types, node types, racks, and the
 // nodes they expand into, and the network fields (models/network_spec.hpp) the topology is built from.
 #include "models/network_spec.hpp"
 

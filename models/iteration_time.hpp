@@ -1,5 +1,5 @@
 #pragma once
-// A data-parallel job's iteration time (MODELLING.md §1): compute, plus a ring all-reduce of its
+// A data-parallel job's iteration time (models/README.md): compute, plus a ring all-reduce of its
 // gradients over its placement, combined with Pollux's overlap form. The one formula the network model
 // rates jobs with, and the one the calibration fits to measured step times (models/calibration.hpp).
 #include <algorithm>
@@ -21,7 +21,7 @@ struct RingLinks {
 /// How a model communicates (from its profile).
 struct CommModel {
     double gradient_bytes = 0;  ///< S = params × bytes per element; 0: no communication (unknown size)
-    double gamma = 3;           ///< overlap: 1 = none (sum), → ∞ = perfect (max); MODELLING.md §8 [A] DDP default
+    double gamma = 3;           ///< overlap: 1 = none (sum), → ∞ = perfect (max); 3 assumed for DDP
     double bucket_bytes = 25e6; ///< gradients all-reduced in buckets: ⌈S / bucket⌉ collectives pay the latency
 };
 

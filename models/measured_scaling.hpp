@@ -1,6 +1,6 @@
 #pragma once
 // Measured multi-GPU throughputs (a profile's `throughput_n`, e.g. Gavel's table) as calibration of the
-// intra-node ring (MODELLING.md §1.2): T_iter(n) = n / X(n) per GPU-iteration, T_comp = 1 / X(1), and
+// intra-node ring (models/README.md): T_iter(n) = n / X(n) per GPU-iteration, T_comp = 1 / X(1), and
 // the overlap form solved for the communication time, T_comm(n) = (T_iter^γ − T_comp^γ)^(1/γ) (0 when
 // T_iter ≤ T_comp: the measurement shows no cost). Each n gives an effective bandwidth
 // 2(n−1)/n · S / T_comm(n); the model takes their median (the lower one of an even count), since the

@@ -164,7 +164,7 @@ void NetworkPerformance::shape(Job& job, const Allocation& a) const {
     if (topo_.ideal()) {
         // No link is described: communication is free, whatever the profile measured elsewhere.
     } else if (job.model != kNoModel && job.model < calibrated_.size() && calibrated_[job.model]) {
-        // Measured placements calibrate the model instead of the defaults (MODELLING.md §4 item 2).
+        // Measured placements calibrate the model instead of the defaults (models/calibration.hpp).
         const CommCalibration& fit = *calibrated_[job.model];
         job.intra = intra_edge ? fit.intra_bytes_per_s : kUnlimited;
         job.alpha = fit.step_latency_s;

@@ -1,5 +1,5 @@
 #pragma once
-// The network performance model (MODELLING.md §1-§2): a job's rate is n GPUs ÷ its iteration time, the
+// The network performance model (models/README.md): a job's rate is n GPUs ÷ its iteration time, the
 // compute time of its profile overlapped with a ring all-reduce over its actual placement
 // (models/iteration_time.hpp); jobs whose rings cross the same links share them by the contention mode.
 //
@@ -20,7 +20,7 @@
 
 namespace dlsim {
 
-/// How jobs that share a link divide it (MODELLING.md §2.2; run-config key `network`).
+/// How jobs that share a link divide it (models/README.md; run-config key `network`).
 enum class ContentionMode : std::uint8_t {
     None,        ///< every job as if alone on the network: its own placement counts, nobody else does
     Penalty,     ///< no communication model: rate × a factor by the widest tier spanned (Synergy, Pollux)
@@ -47,11 +47,11 @@ const char* contention_mode_names();
 struct NetworkOptions {
     ContentionMode mode = ContentionMode::Duty;
     double tolerance = 1e-3;  ///< duty/interleave fixed point: stop at a relative change below this ...
-    int max_sweeps = 10;      ///< ... or after this many sweeps (MODELLING.md §8)
+    int max_sweeps = 10;      ///< ... or after this many sweeps
     /// A component with more jobs than this is re-rated by the full solve: every component of the
     /// cluster, each solved as it would be alone (the same numbers; no BFS bookkeeping).
     std::size_t full_solve_above = 4096;
-    double penalty_rack = 0.8;  ///< `penalty`: spanning nodes of one leaf group (Synergy's median, §4)
+    double penalty_rack = 0.8;  ///< `penalty`: spanning nodes of one leaf group (median of Synergy's placement_penalty)
     double penalty_pod = 0.7;   ///< `penalty`: spanning leaf groups [A]
 };
 

@@ -1,10 +1,10 @@
 #pragma once
-// The network fields of a cluster spec (MODELLING.md §3.2), parsed and defaulted: per node type the
+// The network fields of a cluster spec (models/README.md), parsed and defaulted: per node type the
 // links inside a node and its NICs, and the switch fabric above the nodes. Units are converted at load
 // time: bandwidths in bytes/s (the spec writes Gb/s), latencies in seconds (the spec writes µs).
 //
 // A bandwidth that a spec does not give is unlimited (and its latency 0): the minimal cluster form, and
-// every cluster written before the network model, describe an ideal interconnect on which placement
+// every cluster without network fields, describe an ideal interconnect on which placement
 // does not change a job's speed. A spec states what limits it.
 #include <cstdint>
 #include <limits>
@@ -36,8 +36,8 @@ struct NicSpec {
 
 /// One tier of switches above the nodes, bottom up: tier 0 (leaf) holds the nodes of a rack (or of a
 /// leaf group); with three tiers, tier 1 (spine) holds the racks of a pod; the top tier is one root
-/// switch. `oversub` is the ratio at which links enter this tier from the one below (MODELLING.md §3.2's
-/// example puts 4.0 on `core`): each switch below sends up at most its downlink capacity ÷ oversub. The
+/// switch. `oversub` is the ratio at which links enter this tier from the one below (e.g. 4.0 on a
+/// 4:1 oversubscribed `core`): each switch below sends up at most its downlink capacity ÷ oversub. The
 /// leaf tier's links are the nodes' NICs, so its oversub must be 1.
 struct TierSpec {
     std::string name;

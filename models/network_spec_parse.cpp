@@ -40,7 +40,7 @@ IntraSpec parse_intra(const jf::Json& v, int pcie_gen, const std::string& file, 
     if (!v.contains("kind")) jf::fail(file, path + ".kind", "one of nvswitch, nvlink, pcie");
     const std::string kind = jf::string(v["kind"], file, path + ".kind");
     IntraSpec s;
-    // Defaults by kind, MODELLING.md §1.4: NVLink3 through NVSwitch 300 GB/s per GPU (η 0.70), V100
+    // Defaults by kind (models/README.md): NVLink3 through NVSwitch 300 GB/s per GPU (η 0.70), V100
     // NVLink2 mesh 150 GB/s (η 0.75), PCIe x16 15.75/31.5/63 GB/s for gen 3/4/5 (η 0.80).
     if (kind == "nvswitch") s = {IntraKind::NvSwitch, 2400 * kGbps, 1 * kUs, 0.70, 1, kUnlimited};
     else if (kind == "nvlink") s = {IntraKind::NvLink, 1200 * kGbps, 1 * kUs, 0.75, 1, kUnlimited};
@@ -61,7 +61,7 @@ NicSpec parse_nics(const jf::Json& v, const std::string& file, const std::string
     if (v.contains("nics")) s.count = static_cast<int>(jf::integer(v["nics"], file, path + ".nics", 1, 1024));
     if (v.contains("nic_gbps")) {
         s.bytes_per_s = gbps(v["nic_gbps"], file, path + ".nic_gbps");
-        // Defaults for a described NIC, MODELLING.md §1.4 and §8 [A]: η 0.9 (InfiniBand), 5 µs per step.
+        // Defaults for a described NIC, assumed [A] (models/README.md): η 0.9 (InfiniBand), 5 µs per step.
         s.eff = 0.9;
         s.latency_s = 5 * kUs;
     }

@@ -1,5 +1,5 @@
 #pragma once
-// Parsing of a cluster spec's network fields (MODELLING.md §3.2, defaults §1.4 and §8). Every error
+// Parsing of a cluster spec's network fields (fields and defaults: models/README.md). Every error
 // names the file and the field path. Used by the cluster loader only (it includes nlohmann/json).
 #include "models/base/json_fields.hpp"
 #include "models/network_spec.hpp"

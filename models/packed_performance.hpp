@@ -1,8 +1,8 @@
 #pragma once
 // Space sharing (Decisions::pack) over any performance model: two jobs packed on the same GPUs each run
 // at what the inner model gives them there × their pair factor, the measured co-located single-GPU rate
-// ÷ the isolated one on that type (RateModel::pair, from the profile's `pairs`; MODELLING.md §4 "Space
-// sharing"). Over IsolatedPerformance a packed job on one GPU runs exactly at its measured pair rate; on
+// ÷ the isolated one on that type (RateModel::pair, from the profile's `pairs`, as Gavel's
+// simulator). Over IsolatedPerformance a packed job on one GPU runs exactly at its measured pair rate; on
 // n GPUs the one-GPU slowdown is taken to hold on every GPU (n × the pair rate: Gavel's table has
 // multi-GPU pair entries, but every one is 0, never measured). The inner model sees both jobs on the
 // GPUs (the network model: both rings on the same links). When one leaves, the other's factor goes

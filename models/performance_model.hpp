@@ -1,5 +1,5 @@
 #pragma once
-// How fast running jobs progress, given where every job runs (MODELLING.md §1-§2). The engine tells the
+// How fast running jobs progress, given where every job runs (models/README.md). The engine tells the
 // model when an allocation appears or disappears; the model answers with the jobs whose rate changed.
 // It knows nothing of the engine: jobs are indices, allocations are values.
 //

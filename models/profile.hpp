@@ -1,5 +1,5 @@
 #pragma once
-// Throughput profiles (DESIGN.md "Inputs", `dlsim.profile/1`, models/profiles/README.md): per DL model,
+// Throughput profiles (`dlsim.profile/1`, models/profiles/README.md): per DL model,
 // iterations/s on one GPU of each type. 0 or absent means the model cannot run on that type.
 #include "models/calibration.hpp"
 

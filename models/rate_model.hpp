@@ -1,7 +1,7 @@
 #pragma once
-// Job speed (MODELLING.md §1): iterations/s of a model on n GPUs of a cluster GPU type.
+// Job speed (models/README.md): iterations/s of a model on n GPUs of a cluster GPU type.
 // Two ways to rate n GPUs: `Linear` (the default) runs them at n times the single-GPU rate, and the network
-// model adds what communication costs; `Measured` (the Gavel-compatible mode, MODELLING.md §1.2) takes the
+// model adds what communication costs; `Measured` (the Gavel-compatible mode) takes the
 // profile's measured aggregate `throughput_n` for (type, n) as the job's whole rate, communication included,
 // as Gavel's simulator does (its thr[(model, scale_factor)]), and n times the single rate where no point
 // was measured for that type and n.

@@ -1,5 +1,5 @@
 #pragma once
-// What a change of allocation costs a job (MODELLING.md §5, POLICIES.md §15): while restarting, the job
+// What a change of allocation costs a job (models/README.md): while restarting, the job
 // holds its new GPUs and makes no progress. The engine asks at every start, resize and migration.
 // Every model charges nothing on a first start and nothing when the job keeps exactly the same GPUs (a
 // renewed lease); `with_migration_cost` gives moves a price of their own.
@@ -50,11 +50,11 @@ private:
     Time cost_;
 };
 
-/// restart_model checkpoint (MODELLING.md §5): a fixed part (launch and warm-up, `--restart-cost`) plus
+/// restart_model checkpoint: a fixed part (launch and warm-up, `--restart-cost`) plus
 /// saving and loading the checkpoint, 2 × params × bytes per parameter ÷ storage bandwidth. A model
-/// whose profile has no `params` (and a job without a model) pays the fixed part only. Deviation from
-/// MODELLING.md §5's "preempt-to-queue pays T_save now": the save is charged with the load when the job
-/// resumes (its GPUs are freed at the preemption, as for every model), so the total is the same per restart.
+/// whose profile has no `params` (and a job without a model) pays the fixed part only. The save is charged
+/// with the load when the job resumes, not at the preemption (its GPUs are freed at the preemption, as for
+/// every model); the total per restart is the same.
 class CheckpointRestart final : public RestartModel {
 public:
     /// `per_model[m]`: the whole charge for model m.
@@ -69,8 +69,8 @@ private:
     Time fixed_;
 };
 
-/// restart_model helios (Helios's simulator, POLICIES.md §15): 7 s on 1 GPU, 30 s on up to 8, 60 s above,
-/// by the GPUs of the new allocation.
+/// restart_model helios (Helios's simulator, S-Lab-System-Group/HeliosArtifact): 7 s on 1 GPU, 30 s on up to
+/// 8, 60 s above, by the GPUs of the new allocation.
 class HeliosRestart final : public RestartModel {
 public:
     Time cost(const RestartContext& c) const override {
@@ -101,7 +101,7 @@ struct RestartSpec {
     enum class Kind { Fixed, Checkpoint, Helios };
     Kind kind = Kind::Fixed;
     double restart_cost = 0;                 ///< s: fixed's whole charge, checkpoint's fixed part
-    double checkpoint_bytes_per_param = 12;  ///< 4 weights + 8 Adam moments (MODELLING.md §5)
+    double checkpoint_bytes_per_param = 12;  ///< 4 weights + 8 Adam moments (fp32)
     double storage_bandwidth = 2;            ///< GB/s (1e9 bytes/s), for saving and loading
     std::optional<double> migration_cost;    ///< s per move; unset: a move costs a restart
 };

@@ -1,5 +1,5 @@
 #pragma once
-// The cluster's network as a tree (MODELLING.md §3): nodes are the leaves, switches the inner vertices,
+// The cluster's network as a tree (models/README.md): nodes are the leaves, switches the inner vertices,
 // one root. Every vertex but the root has an uplink bundle to its parent, two directed links (up, down)
 // of the same capacity: a node's is its NICs (nics × nic_gbps), a switch's is derived from what is below
 // it (Σ children's uplinks ÷ oversub) unless `links` overrides it. Rail-optimized fabrics are a tree in

@@ -1,5 +1,5 @@
 #pragma once
-// What a policy sees: a read-only view of the cluster and the jobs (DESIGN.md "Data flow" step 3).
+// What a policy sees: a read-only view of the cluster and the jobs (the policy contract: policies/README.md).
 // Policies never reach into the engine; the engine implements this interface.
 #include "models/allocation.hpp"
 #include "models/base/sim_time.hpp"
@@ -33,7 +33,8 @@ struct JobInfo {
     /// MakeContext::tenants.
     std::uint32_t user = 0, vc = 0;
     /// Its priority weight: the trace's `priority` column (Gavel's priority_weight) when > 0, else 1. The
-    /// Gavel max-min policies weigh its share by it (POLICIES.md §8.1, w_m); the others ignore it.
+    /// Gavel max-min policies weigh its share by it (w_m of Gavel's policies/max_min_fairness.py); the others
+    /// ignore it.
     double weight = 1;
 
     // Its history.

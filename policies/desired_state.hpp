@@ -1,5 +1,5 @@
 #pragma once
-// From "these jobs should run, there" to the actions that get there (DESIGN.md "Data flow" step 3).
+// From "these jobs should run, there" to the actions that get there (the policy contract: policies/README.md).
 // A policy that recomputes its whole wish at every call (srtf, Tiresias, Gavel's rounds) lists the jobs
 // that should run, in priority order, each with its GPU type, GPU count and optionally exact nodes; the
 // helper compares that with what runs now and emits, in an order that always finds GPUs free:

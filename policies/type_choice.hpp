@@ -1,6 +1,6 @@
 #pragma once
-// Which GPU type a queue policy gives a job (DESIGN.md "Rules of the model": one type per job;
-// `type_order=fastest` by default, `type_order=spec` for heterogeneity-agnostic baselines).
+// Which GPU type a queue policy gives a job: one type per job (a gang never mixes types);
+// `type_order=fastest` by default, `type_order=spec` for heterogeneity-agnostic baselines.
 #include "policies/cluster_view.hpp"
 
 #include <optional>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmarks at the full sizes the issues name and the README quotes (scripts/test.sh runs them
+# The benchmarks at the full sizes the README quotes (scripts/test.sh runs them
 # smaller): 1M jobs on 1,024 GPUs, the micro-benchmarks, the trace readers on the public files, and a
 # 100-run sweep of 10,000-job runs, and 100,000 Philly-sized jobs on a 10,240-GPU fat tree under the
 # network model (consolidated placement, then random placement to load the fabric), and 1,000,000

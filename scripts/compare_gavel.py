@@ -35,7 +35,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-# dlsim series -> Gavel policy (POLICIES.md §16.1).
+# dlsim series -> Gavel policy (the names of Gavel's get_policy, scheduler/utils.py).
 GAVEL_NAME = {
     "gavel-fifo": "fifo",
     "fifo-het": "fifo_perf",

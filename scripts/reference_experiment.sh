@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the reference experiments, each in its own folder of results/reference/ (DESIGN.md
-# "Clarifications"): its sweep (sweep.json), index, figures and table. Per-run results go to
+# Regenerates the reference experiments, each in its own folder of results/reference/ (results/README.md):
+# its sweep (sweep.json), index, figures and table. Per-run results go to
 # <folder>/runs/ (not committed; finished runs are reused).
 #   usage: bash scripts/reference_experiment.sh [EXPERIMENT...]    (default: all; after scripts/setup.sh)
 #   experiments: gavel-fifo-srtf  tiresias-philly (reads ../shared/data/traces/pollux/philly.csv)

@@ -4,8 +4,8 @@ baseline, e.g. Gavel's `isolated` policy), jobs matched by job_id.
 
   python3 scripts/two_run_rho.py A.json B.json [--csv rho.csv] [--all-jobs]
 
-Prints the number of matched jobs and rho's max, mean and share above 1 (DESIGN.md "Clarifications":
-dlsim's own summary.ftf_rho_* is Themis's single-run rho; this is the ratio Gavel's notebooks use).
+Prints the number of matched jobs and rho's max, mean and share above 1 (dlsim's own summary.ftf_rho_*
+is Themis's single-run rho, sim/app/RESULTS.md; this is the ratio Gavel's notebooks use).
 Only jobs finished in both runs count, and by default only those in A's measurement window
 (summary.measure, as A's JCT figures use; --all-jobs counts every job). --csv writes
 job_id,jct_a,jct_b,rho in A's record order. Standard library only. Exit 2 on bad input, with one line.

@@ -59,7 +59,7 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                                                  "\"unknown_models\": \"agnostic\") to run such jobs without a model",
                                                  where("model"), trace.strings[r.model], known));
                 }
-                // Agnostic: the job runs as if it named no model (DESIGN.md "Rules of the model").
+                // Agnostic: the job runs as if it named no model (equally fast on every type).
                 it = model_of.emplace(r.model, m ? *m : kNoModel).first;
             }
             s.model = it->second;

@@ -1,6 +1,6 @@
 #pragma once
 // Trace records resolved against the cluster and the profiles: work in iterations, model index,
-// the GPU types each job may run on, and whether it can ever run here (DESIGN.md "Rules of the model").
+// the GPU types each job may run on, and whether it can ever run here (a job that cannot is rejected).
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // Run metrics as an observer of engine signals: piecewise-constant counts (busy GPUs by type, from
 // allocations; queued and running jobs) integrated as they change, the per-job type of the longest allocation,
-// and, at the end, the summary and the time-weighted time series (DESIGN.md "Outputs"). For finish-time
+// and, at the end, the summary and the time-weighted time series (sim/app/RESULTS.md). For finish-time
 // fairness it also integrates the number of jobs in the system, N(t) = queued + running, and keeps per
 // job the integral over its lifetime, so N̄_j is exact at O(1) per event.
 #include "models/cluster.hpp"
@@ -60,7 +60,7 @@ struct Summary {
     std::uint64_t restarts = 0;        ///< restarts charged (a restart model's cost > 0), all jobs
     double restart_gpu_seconds = 0;    ///< GPU-seconds spent restarting (cut-short restarts: the part spent)
     double packed_gpu_seconds = 0;     ///< GPU-seconds during which a GPU was shared by two packed jobs
-    /// Finish-time fairness ρ over the measured finished jobs (DESIGN.md "Clarifications"); 0 without rates.
+    /// Finish-time fairness ρ over the measured finished jobs (Themis's, as finish_time_fairness); 0 without rates.
     double ftf_rho_max = 0, ftf_rho_mean = 0, ftf_share_above_1 = 0;
     double wait_threshold = 3600;               ///< s
     std::uint64_t jobs_waited_over_threshold = 0;  ///< measured finished jobs with queueing delay > threshold
@@ -104,7 +104,7 @@ public:
     /// an InputError (a window that silently measured fewer jobs would be a wrong number).
     Summary summarize(std::span<const JobInfo> jobs, std::uint64_t events, const MeasureWindow& window = {},
                       const SummaryOptions& options = {}) const;
-    /// Finish-time fairness per job (Themis, DESIGN.md "Clarifications"): ρ_j = JCT_j ÷ T_id_j, the time it
+    /// Finish-time fairness per job (Themis, Mahajan et al., NSDI'20): ρ_j = JCT_j ÷ T_id_j, the time it
     /// would take alone on an equal share 1/N̄_j of its fastest allowed type's W GPUs, N̄_j = the time-average
     /// of queued + running jobs over [submit, finish]: T_id = T_alone × max(1, g·N̄/W), T_alone = work ÷ its
     /// rate on its own g GPUs there (a rigid job cannot use more than g; on fewer it time-shares). On one

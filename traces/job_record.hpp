@@ -1,5 +1,5 @@
 #pragma once
-// The canonical job record every trace reader produces (DESIGN.md "Inputs", canonical CSV).
+// The canonical job record every trace reader produces: the canonical CSV's columns (traces/README.md).
 // Repeated strings (model, GPU type, user, VC, status) are interned: the engine never touches strings.
 #include <cstdint>
 #include <map>

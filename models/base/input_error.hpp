@@ -1,5 +1,5 @@
 #pragma once
-// The two kinds of failure (STYLE.md lesson 9): the user's fault and our bug.
+// The two kinds of failure, kept apart so that a message says whose it is: the user's fault and our bug.
 // This header is the one piece of vocabulary shared by every layer, traces/ included.
 #include <stdexcept>
 #include <string>

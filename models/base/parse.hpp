@@ -14,7 +14,7 @@ std::optional<double> parse_double(std::string_view s);
 std::optional<long long> parse_integer(std::string_view s);
 
 /// Seconds since the Unix epoch of "YYYY-MM-DD HH:MM:SS" (also with 'T', fractional seconds, and a
-/// zone offset "+08:00", "+0800" or "Z"). Zone-less times are read as UTC (DESIGN.md "Clarifications").
+/// zone offset "+08:00", "+0800" or "Z"). Zone-less times are read as UTC, whatever the machine's zone.
 std::optional<double> parse_datetime(std::string_view s);
 
 }  // namespace dlsim

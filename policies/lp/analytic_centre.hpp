@@ -1,5 +1,5 @@
 #pragma once
-// The analytic centre of the block-structured polytope of Gavel's LP family (POLICIES.md §8), a tie-break for
+// The analytic centre of the block-structured polytope of Gavel's LP family, a tie-break for
 // optima that are not unique.
 //
 // Why it exists. Gavel solves its LPs with ECOS, an interior-point solver; where the optimum is a face rather than

@@ -1,6 +1,6 @@
 #pragma once
 // `LinearProgram`: a small owning wrapper over one GLPK problem (glp_prob), the solver of Gavel's LP family
-// (POLICIES.md §8; Gavel itself uses cvxpy/ECOS). Columns and rows are 0-based here (GLPK's are 1-based).
+// (Gavel itself uses cvxpy/ECOS). Columns and rows are 0-based here (GLPK's are 1-based).
 //   - Warm start: after the first solve, `solve()` runs the simplex from the previous basis, so a re-solve
 //     after changing a coefficient, a bound or the objective costs a few pivots. Presolve stays off because
 //     GLPK's presolver discards the basis. The first solve and the first after `reset_basis()` start cold,
@@ -31,7 +31,7 @@ namespace dlsim {
 
 enum class LpSense { Maximize, Minimize };
 
-/// A lexicographic solve's phase 2 may lower phase 1's optimal level by this relative amount (POLICIES.md §8.1), so
+/// A lexicographic solve's phase 2 may lower phase 1's optimal level by this relative amount, so
 /// that phase 1's point stays feasible under round-off.
 constexpr double phase2_relative_slack = 1e-7;
 

@@ -1,5 +1,5 @@
 #pragma once
-// `consolidated` placement (DESIGN.md "Rules of the model"): the fewest nodes, then the fewest racks.
+// `consolidated` placement: the fewest nodes, then the fewest racks.
 // A job that fits on one node goes to the best-fitting node (fewest free GPUs that still hold it;
 // ties: lowest node id). A wider job takes the fewest nodes possible (nodes with the most free GPUs
 // first, the remainder best-fit), and among such placements one rack if one suffices (lowest rack id),

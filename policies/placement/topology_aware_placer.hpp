@@ -1,7 +1,7 @@
 #pragma once
 // `topology-aware` placement: among a few candidate placements, the one on which the job's predicted
 // rate is the highest, asked of the performance model against the links' current loads (the network
-// model's duty-cycle estimate; MODELLING.md §2.2). The candidates: the `consolidated` placement, and
+// model's duty-cycle estimate: models/README.md). The candidates: the `consolidated` placement, and
 // for every rack and every pod that can hold the job alone, the fewest-nodes fill inside it (nodes with
 // the most free GPUs first, the remainder best fit). Ties go to the earlier candidate, consolidated
 // first, so on an ideal network (every rate equal) it places exactly as `consolidated`. A job that fits

@@ -1,5 +1,5 @@
 #pragma once
-// What displacing a running job costs it (DESIGN.md "Rules of the model": a preemptive policy preempts or
+// What displacing a running job costs it (the rule of every preemptive policy: it preempts or
 // moves a job only when the gain exceeds the restart cost plus a margin): the restart model's charge for
 // restarting it somewhere else (another GPU type stands for "elsewhere"), plus the policy's margin.
 #include "policies/cluster_view.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// `drf`: dominant resource fairness by progressive filling (Ghodsi et al., NSDI'11; POLICIES.md §10) over
+// `drf`: dominant resource fairness by progressive filling (Ghodsi et al., NSDI'11) over
 // the trace's VCs (default), users, or single jobs. Resources = GPUs only: the cluster model has no CPU or
 // memory, so a principal's dominant share is its GPUs held ÷ the cluster's GPUs (all types counted alike).
 //   - Progressive filling: repeatedly the principal with the lowest weighted share (GPUs held ÷ its
@@ -13,7 +13,7 @@
 //     that stay at or above it after the swap are evicted youngest first (latest start) until the job fits
 //     on one type: (held_p + g_j)/w_p <= (held_q − g_v)/w_q. To evict back, q would need to end at or below
 //     p again, which needs q strictly below p now: no back-and-forth. And a job is evicted only once its current stint has run at least its restart cost
-//     elsewhere plus `margin` (DESIGN.md "Rules of the model": a preemption pays for its restart); the
+//     elsewhere plus `margin` (the rule of every preemptive policy: a preemption pays for its restart); the
 //     policy asks to be called when a younger victim becomes eligible.
 // Cost per call: O(changes × log n) bookkeeping, plus the SKIP walk over the queues of principals that
 // have nothing that fits while GPUs are free (as every SKIP walk), plus O(running × log running) when

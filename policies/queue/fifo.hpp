@@ -1,5 +1,5 @@
 #pragma once
-// `fifo`: strict first-come-first-served (POLICIES.md §2). Jobs start in (arrival, trace order);
+// `fifo`: strict first-come-first-served. Jobs start in (arrival, trace order);
 // nothing overtakes the head of the queue; no preemption; gangs are all-or-nothing.
 //
 // `backfill=easy` (EASY backfilling, per type pool): the first job that does not fit (the head) reserves

@@ -1,6 +1,6 @@
 #pragma once
 // The Gittins index of a job's attained service under an estimated service distribution, for
-// `tiresias-gittins` (POLICIES.md §6, §16.1). Textbook form (Gittins; Aalto, Ayesta & Righter):
+// `tiresias-gittins`. Textbook form (Gittins; Aalto, Ayesta & Righter):
 //   G(a, Δ) = P(S − a ≤ Δ | S > a) / E[min(S − a, Δ) | S > a],
 // the rate at which the next Δ of service completes jobs that have attained a. Over a sample
 // d_0 ≤ … ≤ d_{n−1} kept sorted with prefix sums, with i = #{d ≤ a} and k = #{d ≤ a + Δ}:
@@ -8,7 +8,7 @@
 // two binary searches. G = 0 when no sample point exceeds a (nothing is known to run longer). `compat`
 // gives Tiresias's simulator's E, which sums the raw d_l instead of d_l − a.
 //
-// The estimate (§16.1): the total services of the jobs finished so far. Until 100 jobs have finished
+// The estimate: the total services of the jobs finished so far. Until 100 jobs have finished
 // it is a prior "uniform over the thresholds": uniform on [0, prior_max] (the policy passes twice its
 // last queue threshold), represented by 1,000 evenly spaced points (m + ½)·prior_max/1000. Finished
 // jobs are merged in batches, when 100 have finished and then each time their number has grown by an

@@ -1,13 +1,14 @@
 #pragma once
-// `las`: preemptive least attained service (POLICIES.md §5; Blox's and Synergy's LAS, the 1-D limit of
-// Tiresias). At arrivals, completions and every `quantum` it walks all runnable jobs in order of attained
-// service, ties by arrival then trace order, and selects them while their gangs fit (SKIP walk, GPUs
-// counted per type); running jobs left out are preempted and wait with their service kept.
+// `las`: preemptive least attained service (the LAS of Blox, Agarwal et al., EuroSys'24, and of Synergy, Mohan
+// et al., OSDI'22; the 1-D limit of Tiresias). At arrivals, completions and every `quantum` it walks all
+// runnable jobs in order of attained service, ties by arrival then trace order, and selects them while their
+// gangs fit (SKIP walk, GPUs counted per type); running jobs left out are preempted and wait with their
+// service kept.
 //   - service=gpu (default): GPU-seconds, so a g-GPU gang's service grows g times faster (Tiresias's 2D
 //     argument); service=wall: seconds held (Blox).
 //   - A running job keeps its GPUs on a tie, and a waiting job displaces it only when its service is lower
 //     by more than what the displacement costs the running job: (restart cost + `margin`) × its GPUs in
-//     GPU-second units (wall: seconds), DESIGN.md's rule for every preemptive policy.
+//     GPU-second units (wall: seconds), the rule of every preemptive policy.
 //   - A waiting job takes the type `type_order` gives it among those with room; running jobs keep theirs.
 // Equal jobs alternate once per quantum: processor sharing at the quantum's granularity.
 // Waiting jobs sit in an ordered set (their service does not change while they wait). Running jobs'
@@ -16,7 +17,7 @@
 // job starts them without visiting the running ones (O(changes × log n)); otherwise the running jobs are
 // ranked afresh and walked with the waiting ones (O(running × log running)). `full_walk=true` always walks in
 // full: the reference the fast path is tested against. Preset `blox-las`: service=wall (Blox's rounds of
-// 300 s count wall time, POLICIES.md §5).
+// 300 s count wall time).
 #include "policies/desired_state.hpp"
 #include "policies/queue/displacement_cost.hpp"
 #include "policies/policy.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// `qssf`: quasi-shortest-service-first (Helios, Hu et al., SC'21; POLICIES.md §7; HeliosArtifact
+// `qssf`: quasi-shortest-service-first (Helios, Hu et al., SC'21; github.com/S-Lab-System-Group/HeliosArtifact
 // `framework/QSSF Service/policies/qssf.py`). Non-preemptive: queued jobs are ranked by a predicted GPU
 // time (GPU-seconds), ties by (arrival, trace order), and started in that order while they fit; the walk
 // is strict by default (`strict=true`, as Helios: the first job that does not fit blocks the rest). A job
@@ -7,7 +7,7 @@
 //
 // Estimators (`estimator`):
 //   - history (default): the mean reference-type duration of the finished jobs with the same key, × the
-//     job's GPUs. The key is (user, model, num_gpus) (`history_key=user+model+gpus`, POLICIES.md §16.1),
+//     job's GPUs. The key is (user, model, num_gpus) (`history_key=user+model+gpus`),
 //     (model, num_gpus) (`model+gpus`) or num_gpus alone (`gpus`). A trace without users or models (such
 //     as pollux/philly.csv) groups all its jobs under one "no user" or "no model", so the key keeps what
 //     the trace has; a job without a user (JobInfo::user 0) skips the user level rather than pooling with

@@ -6,12 +6,12 @@
 // on its fastest runnable type when it cannot run on the reference type). For a job that ran on the
 // reference type in the trace (or has no model) this is exactly the trace's duration.
 //
-// Noise (POLICIES.md §7, Helios SC'21's PhillyEstimator): an error factor u with |u| uniform in
-// [0, 0.1] w.p. 0.1, [0.1, 0.5] w.p. 0.4, [0.5, 1] w.p. 0.2, [1, 10] w.p. 0.2, [10, 100] w.p. 0.1, and a
-// fair random sign. (Uniform within a band is dlsim's reading; the spec gives only the bands.) Each job's
-// u comes from its own sub-stream of the run seed's "policy/estimate-noise" stream, keyed by the job's
-// index: a job's draw does not depend on the order in which a policy asks, and a job gets the same u under
-// every policy of a run with the same seed (common random numbers when comparing policies).
+// Noise (Helios, Hu et al., SC'21: PhillyEstimator in github.com/S-Lab-System-Group/HeliosArtifact): an
+// error factor u with |u| uniform in [0, 0.1] w.p. 0.1, [0.1, 0.5] w.p. 0.4, [0.5, 1] w.p. 0.2, [1, 10]
+// w.p. 0.2, [10, 100] w.p. 0.1, and a fair random sign. (Uniform within a band is dlsim's reading of the
+// bands.) Each job's u comes from its own sub-stream of the run seed's "policy/estimate-noise" stream,
+// keyed by the job's index: a job's draw does not depend on the order in which a policy asks, and a job gets
+// the same u under every policy of a run with the same seed (common random numbers when comparing policies).
 #include "policies/cluster_view.hpp"
 #include "policies/type_choice.hpp"
 #include "models/base/random.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// `sjf`: shortest job first (POLICIES.md §3). Non-preemptive by default, as Helios's `sjf`; queued jobs are
+// `sjf`: shortest job first. Non-preemptive by default, as Helios's `sjf`; queued jobs are
 // ranked by an oracle estimate, ties by (arrival, trace order):
 //   - key=duration (default): the job's run time on the reference type (policies/queue/runtime_estimate.hpp);
 //   - key=gpu_time: that duration × its GPUs;
@@ -12,7 +12,7 @@
 // `preemptive=true` is Tiresias's `smallest_first_sim_jobs`: at every call all runnable jobs, running ones
 // included, are walked in key order (SKIP: a job that does not fit is passed over, so strict must be
 // false), and a running job left without room is preempted (it waits again with its progress and its
-// key). Following DESIGN.md's rule for preemptive policies, a waiting job displaces a running one only
+// key). Following the rule of every preemptive policy, a waiting job displaces a running one only
 // for a real gain: with key=gpus a strictly smaller key (a tie keeps the incumbent; Tiresias's sort is
 // stable on history instead), with the time keys a key shorter by more than the running job's restart
 // cost plus `margin` (× its GPUs for gpu_time). Keys are fixed per job (total, not remaining: that is

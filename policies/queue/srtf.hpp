@@ -1,6 +1,6 @@
 #pragma once
-// `srtf`: preemptive shortest remaining time first, oracle on remaining work (POLICIES.md §4,
-// DESIGN.md "Rules of the model"). Every job, running or waiting, is ranked on one basis: remaining work
+// `srtf`: preemptive shortest remaining time first, oracle on remaining work (as Tiresias's
+// `shortest` and Helios's `srtf`). Every job, running or waiting, is ranked on one basis: remaining work
 // ÷ its rate on the fastest type it may use (its best-case remaining time), ties by arrival then trace
 // order. At each call the waiting jobs are walked in that order (SKIP: a job that cannot start is passed
 // over, so freed GPUs are filled greedily):
@@ -21,12 +21,12 @@
 //      jobs): lower mean JCT under heavy load for more moves (README "srtf churn").
 // Why free GPUs first and no displacement for speed alone: taking a running job's fast GPU while a slower
 // one is free buys the newcomer seconds for a move out and a move back of the other job; on the bundled
-// heterogeneous cluster that cascade made 7.6 preemptions and moves per job (README "srtf churn").
+// heterogeneous cluster such a cascade costs several preemptions and moves per job (README.md, "srtf churn").
 //
 // `tick` > 0 decides only at its multiples, as Helios's simulator loop does every second (arrivals and
 // freed GPUs wait for the next tick).
 //
-// `srsf` (POLICIES.md §4, Tiresias's `shortest-gpu`) ranks on remaining time × GPUs, and weighs the
+// `srsf` (Tiresias's `shortest-gpu`) ranks on remaining time × GPUs, and weighs the
 // restart cost and the margin by the victim's GPUs.
 //
 // Cost per call, O(changes × log n): waiting jobs sit in an ordered set (their keys do not change while

@@ -1,5 +1,6 @@
 #pragma once
-// `tiresias`: discretised 2D-LAS (Gu et al., NSDI'19; POLICIES.md §6). A multi-level feedback queue on
+// `tiresias`: discretised 2D-LAS (Gu et al., NSDI'19; github.com/SymbioticLab/Tiresias simulator/run_sim.py,
+// dlas_sim_jobs). A multi-level feedback queue on
 // attained service: K queues split by `thresholds` (GPU-seconds with service=gpu, seconds with wall);
 // jobs enter Q0 at its tail, fall to the tail of the next queue when their service since their last
 // promotion crosses its queue's threshold, and are served queue by queue, in order of entry within a
@@ -13,8 +14,8 @@
 // called at the exact instant of the next demotion or promotion; ties of entry are broken by arrival then
 // trace order. `timer=tiresias-sim` reproduces the simulator's late demotion timer: at every call the
 // wake-up is (θ_q − wall seconds run)/g from now instead of θ_q/g − wall seconds run, so a gang that has
-// run is demoted late, at that timer or at the next arrival or completion (POLICIES.md §6 step 5).
-// Defaults (POLICIES.md §16.1): K = 2, thresholds [3600] GPU-s, knob 0. Preset `tiresias-sim`: K = 3,
+// run is demoted late, at that timer or at the next arrival or completion.
+// Defaults (the example of Tiresias's README): K = 2, thresholds [3600] GPU-s, knob 0. Preset `tiresias-sim`: K = 3,
 // [3250, 7200], knob 0, timer=tiresias-sim (the shipped simulator's `dlas-gpu`).
 //
 // Cost per call: the running jobs are kept in an ordered set (their key changes only at a demotion,

@@ -1,9 +1,9 @@
 #pragma once
 // `tiresias-gittins`: Tiresias's MLFQ (policies/queue/tiresias.hpp: the same queues, demotions, promotion and
 // SKIP walk) with jobs ordered inside each queue by the Gittins index of their attained service,
-// highest first, ties by earlier submission then trace order (POLICIES.md §6, Tiresias's
-// `dlas-gpu-gittins`). The index (policies/queue/gittins_index.hpp) is the textbook one over the distribution
-// of the finished jobs' total services (a uniform prior until 100 have finished, §16.1), with
+// highest first, ties by earlier submission then trace order (Tiresias's `dlas-gpu-gittins` in
+// simulator/run_sim.py). The index (policies/queue/gittins_index.hpp) is the textbook one over the
+// distribution of the finished jobs' total services (a uniform prior until 100 have finished), with
 //   - `delta` = 0 (default): Δ = the service left before the job leaves its queue (the rest of the job in
 //     the last queue); `delta` > 0: a fixed Δ;
 //   - `gittins_compat`: the simulator's E (raw d_l summed) and, unless `delta` is set, its fixed Δ = 3250.
@@ -13,7 +13,7 @@
 // called (arrivals, completions, demotion and promotion timers): a running job whose index falls below a
 // waiting one's between calls keeps its GPUs until the next call. A running job is ranked by the better
 // of its index now and its index before the service its displacement would waste (restart cost plus
-// `margin`), so a waiting job displaces it only when it gains more than that (DESIGN.md's rule).
+// `margin`), so a waiting job displaces it only when it gains more than that (the rule of every preemptive policy).
 //
 // Cost per call: a running job's index changes as it runs, so a call that may displace a running job
 // (a waiting job of the last running job's queue or above that does not fit in the free GPUs) re-ranks

@@ -1,6 +1,6 @@
 #pragma once
-// `vc-quota`: virtual clusters with GPU quotas (POLICIES.md §10), the way Helios (SC'21) and Philly
-// partition a cluster, and HiveD (OSDI'20) lends idle quota.
+// `vc-quota`: virtual clusters with GPU quotas, the way Helios (Hu et al., SC'21) and Philly (Jeon et al., ATC'19)
+// partition a cluster, and HiveD (Zhao et al., OSDI'20, github.com/microsoft/hivedscheduler) lends idle quota.
 //   - Quotas count GPUs per VC: a total over all types, or per GPU type; a job's VC is the trace's `vc`
 //     (jobs without one form the VC ""). A job is *guaranteed* while its VC's guaranteed jobs plus it stay
 //     within the quota (on its type, and in total).
@@ -12,7 +12,7 @@
 //     VC's, on the type the job takes) until it fits, at that instant. A running opportunistic job becomes
 //     guaranteed as soon as its own VC's quota has room for it (oldest first), so it is not taken away while
 //     its VC is within its quota. Guaranteed jobs are never preempted and opportunistic jobs never preempt,
-//     so nothing swaps back and forth; the reclaim is a guarantee, not a trade of time, so DESIGN.md's
+//     so nothing swaps back and forth; the reclaim is a guarantee, not a trade of time, so the preemptive policies'
 //     restart-cost margin does not gate it (HiveD's semantics).
 //   - Inside a VC: FIFO by (submit, trace order), strict (a VC's head blocks its later jobs, as Helios's
 //     per-VC fifo); across VCs, heads are served in (submit, trace order). In borrow mode a first pass starts

@@ -1,5 +1,5 @@
 #pragma once
-// Gavel's rounds in the compatible mode (../shared/GAVEL.md §1), the pieces shared by the round mechanism
+// Gavel's rounds in the compatible mode (policies/rounds/README.md), the pieces shared by the round mechanism
 // (policies/round_scheduler) and its space-sharing form (policies/packed_rounds): the round clock (a round
 // lasts until its longest micro-task ends), a micro-task's end, and the strided worker walk.
 #include "policies/policy.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Gavel's `isolated` policy (stanford-futuredata/gavel scheduler/policies/isolated.py; POLICIES.md §8.2) as an
+// Gavel's `isolated` policy (stanford-futuredata/gavel scheduler/policies/isolated.py) as an
 // allocation source: every active job gets an equal 1/M share of each GPU type, capped so its time fractions
 // sum to at most 1: x_{m,t} = (W_t / (M·g_m)) / max(1, Σ_t' W_t' / (M·g_m)), over the types it can run on
 // (where T_{m,t} = 0 the share is 0: dlsim never schedules a job where it cannot run; Gavel would). It is the

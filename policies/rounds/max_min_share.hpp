@@ -1,12 +1,12 @@
 #pragma once
 // Gavel's max-min fairness allocation ("LAS", `max_min_fairness` / `_perf`; stanford-futuredata/gavel
-// scheduler/policies/max_min_fairness.py and proportional.py), as specified in POLICIES.md §8 and §8.1, on GLPK
+// scheduler/policies/max_min_fairness.py and proportional.py), on GLPK
 // instead of Gavel's cvxpy/ECOS. x_{m,t} is the fraction of wall time job m spends on g_m GPUs of type t.
 //   maximize z  s.t.  z <= Σ_t c_{m,t}·x_{m,t} (every job m),  Σ_t x_{m,t} <= 1,  Σ_m g_m·x_{m,t} <= W_t,  x >= 0,
 //   c_{m,t} = g_m·T_{m,t} / (w_m·T^prop_m),  T^prop_m = Σ_t T_{m,t}·W_t / Σ_t W_t  (Gavel's code, not the paper).
-// Deviations from Gavel, each from POLICIES.md:
+// Deviations from Gavel:
 //   - x_{m,t} has upper bound 0 where T_{m,t} = 0 (Gavel lets such time be wasted).
-//   - Phase 2 (§8.1 "dlsim"): z is held at >= z*·(1 − 1e-7) and Σ c_{m,t}·x_{m,t} is maximized, warm-started
+//   - Phase 2: z is held at >= z*·(1 − 1e-7) and Σ c_{m,t}·x_{m,t} is maximized, warm-started
 //     from phase 1, so the vertex is deterministic (column order m-major, then t). ECOS returns a point near the
 //     analytic centre instead, so X differs from Gavel's even at the same z*.
 //   - A job with T^prop_m = 0 (no throughput on any type that has GPUs) cannot be served at all; Gavel divides

@@ -1,7 +1,7 @@
 #pragma once
 // Gavel's round mechanism with space sharing (its `_packed` policies; stanford-futuredata/gavel
-// scheduler/scheduler.py: JobIdPair priorities in _update_priorities, _schedule_jobs_on_workers_helper;
-// POLICIES.md §8.6, GAVEL.md §1): policies/rounds/round_scheduler.hpp's compat mechanism (read its comment) over
+// scheduler/scheduler.py: JobIdPair priorities in _update_priorities, _schedule_jobs_on_workers_helper):
+// policies/rounds/round_scheduler.hpp's compat mechanism (read its comment) over
 // units, a unit being a single job or a pair of jobs that share the same GPUs (Decisions::pack).
 //   - X comes from a PackedShareSource (policies/rounds/packed_share.hpp) over singles and pairs.
 //   - Every unit has its own time shares, deficit and priority per type, as Gavel keeps them per JobIdPair:

@@ -126,7 +126,7 @@ const PackedShare& PackedMaxMinShare::allocate(const PackedShareInput& in, std::
     for (std::size_t m = 1; m < jobs; ++m)
         if (!(s.jobs[m - 1].key < s.jobs[m].key)) throw InternalError("packed allocation: job keys not ascending");
 
-    // c_{m,t} (§8.1); the scale 1/(w·T^prop) also multiplies m's pair rates.
+    // c_{m,t}; the scale 1/(w·T^prop) also multiplies m's pair rates.
     double total_capacity = 0;
     for (double w : s.capacities) total_capacity += w;
     scale_.assign(jobs, 0.0);
@@ -286,7 +286,7 @@ const PackedShare& PackedMaxMinShare::allocate(const PackedShareInput& in, std::
         throw InternalError(fmt::format("packed allocation: phase 1 ended {}", to_string(status)));
     result_.objective = lp.objective_value();
 
-    // Phase 2 (§8.1): z held at z*, maximise the sum of normalised throughputs.
+    // Phase 2: z held at z*, maximise the sum of normalised throughputs.
     lp.set_column_bounds(P.z, result_.objective * (1.0 - phase2_relative_slack), Problem::inf);
     lp.set_objective(P.z, 0.0);
     for (std::size_t m = 0; m < jobs; ++m)

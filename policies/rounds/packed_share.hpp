@@ -1,7 +1,7 @@
 #pragma once
 // Gavel's allocations with space sharing ("_packed": stanford-futuredata/gavel scheduler/policies/policy.py
-// PolicyWithPacking, max_min_fairness.py MaxMinFairnessPolicyWithPacking, fifo.py FIFOPolicyWithPacking;
-// POLICIES.md §8 intro, §8.1, §16.1). Units are single jobs m and pairs (m, n) of jobs that may share GPUs.
+// PolicyWithPacking, max_min_fairness.py MaxMinFairnessPolicyWithPacking, fifo.py FIFOPolicyWithPacking).
+// Units are single jobs m and pairs (m, n) of jobs that may share GPUs.
 // x_{u,t} is the fraction of wall time unit u runs on g_u GPUs of type t.
 //
 // Max-min (gavel-las + space_sharing):
@@ -9,10 +9,11 @@
 //                     Σ_t x_{m,t} + Σ_{p ∋ m} Σ_t x_{p,t} <= 1                             (every job m)
 //                     Σ_u g_u·x_{u,t} <= W_t,  x >= 0,
 //   c_{m,t} = g_m·T_{m,t}/(w_m·T^prop_m), c^p_{m,t} = g_m·P_{m|n,t}/(w_m·T^prop_m) with P the pair rate of
-//   m next to n (§8.1's normaliser, also for pairs, as Gavel normalises a job's pair throughputs by its own).
+//   m next to n (the max-min normaliser T^prop, also for pairs, as Gavel normalises a job's pair throughputs by
+//   its own).
 //   Phase 2 as max_min_share.cpp: z >= z*·(1 − 1e-7), maximize Σ of the normalised throughputs.
 // Deviations from Gavel:
-//   - Gavel's normaliser in the packed LP is Σ_t T_{m,t} (unweighted); §8.1's T^prop weights by W_t. Equal
+//   - Gavel's normaliser in the packed LP is Σ_t T_{m,t} (unweighted); T^prop (proportional.py) weights by W_t. Equal
 //     for clusters with equal type counts (Gavel's 36:36:36) up to a common factor.
 //   - Candidate pairs: only pairs whose normalised sum P_{m|n,t}/T_{m,t} + P_{n|m,t}/T_{n,t} exceeds 1 on some
 //     type (a pair below that is weakly dominated by time-sharing the two on that type, so z* is unchanged),
@@ -108,7 +109,7 @@ private:
     std::vector<double> face_x_, face_reference_;
 };
 
-/// Gavel's fifo_packed (FIFOPolicyWithPacking, POLICIES.md §16.1 `fifo-het` + space_sharing): Gavel's
+/// Gavel's fifo_packed (FIFOPolicyWithPacking; dlsim's `fifo-het` + space_sharing): Gavel's
 /// fifo_perf allocation, then the jobs still waiting, in arrival order, are each packed (x = 1 on the pair,
 /// on the partner's type) with the allocated single job of equal gang whose pair's normalised sum on that
 /// type is the highest and exceeds `threshold` (1.5; strictly, ties to the earlier-allocated partner; a

@@ -1,5 +1,5 @@
 #pragma once
-// The round mechanism that realises an allocation X (POLICIES.md §8.6; ../shared/GAVEL.md §1; Gavel's
+// The round mechanism that realises an allocation X (Narayanan et al., OSDI'20; stanford-futuredata/gavel
 // scheduler/scheduler.py: _update_priorities, _reset_time_run_so_far, _schedule_jobs_on_workers{,_helper},
 // _assign_workers_to_job). The policies gavel-las, gavel-ftf, gavel-makespan, gavel-max-throughput (and
 // their -agnostic forms), fifo-het and gavel-fifo are this mechanism over one allocation source each.
@@ -26,14 +26,14 @@
 //    they stay on their type (a renewed lease: no restart), the others start through the run's placer.
 //    At other events the free GPUs are filled by the same walk over the waiting jobs, nobody preempted.
 //    Work-conserving throughout: a job with x = 0 takes GPUs nobody with x > 0 wants (FIFO included).
-//  - gavel_compat=true (Gavel's simulator exactly, GAVEL.md §1): a round lasts until its longest micro-task
-//    ends, micro-task = min(⌊T·τ⌋, R)/T seconds; arrivals and freed GPUs wait for the round's end (a round
-//    starts at once when none is running). X is recomputed at a round's start only if a job arrived or
-//    finished since the last reset AND (no reset happened at a time > 0 yet, or >= reset_interval since the
-//    last one). A job not in X is walked with p = 0 and takes its GPUs out of the round but is not placed
-//    (Gavel's quirk: those GPUs idle). FIFO allocations pass over p = 0. Selected jobs are placed by
-//    decreasing gang: first each one's previous GPUs if none of them is taken yet (the lease), then the
-//    lowest free GPUs in node order (Gavel's strided server walk), as explicit placements.
+//  - gavel_compat=true (Gavel's simulator exactly; policies/rounds/README.md): a round lasts until its longest
+//    micro-task ends, micro-task = min(⌊T·τ⌋, R)/T seconds; arrivals and freed GPUs wait for the round's end (a round
+//    starts at once when none is running). X is recomputed at a round's start only if a job arrived or finished since
+//    the last reset AND (no reset happened at a time > 0 yet, or >= reset_interval since the last one). A job not in
+//    X is walked with p = 0 and takes its GPUs out of the round but is not placed (Gavel's quirk: those GPUs idle).
+//    FIFO allocations pass over p = 0. Selected jobs are placed by decreasing gang: first each one's previous GPUs if
+//    none of them is taken yet (the lease), then the lowest free GPUs in node order (Gavel's strided server walk), as
+//    explicit placements.
 //    Deviations: (1) dlsim progresses a job fluidly at T for the whole round, not int(T·τ) steps and then
 //    idle: a job whose micro-task is shorter than the round gets less than one extra iteration
 //    (⌊T·τ⌋/T > τ − 1/T), and one with ⌊T·τ⌋ < R <= T·τ finishes in this round instead of after 1 step

@@ -1,5 +1,5 @@
 #pragma once
-// Gavel's time shares (POLICIES.md §8.6; Gavel's scheduler.py _update_priorities and _reset_time_run_so_far),
+// Gavel's time shares (Gavel's scheduler/scheduler.py: _update_priorities and _reset_time_run_so_far),
 // the bookkeeping behind a round's priorities. Shared by the round mechanism (policies/round_scheduler), whose
 // rows are its jobs' slots, and its space-sharing form (policies/packed_rounds), whose rows are units of one
 // or two jobs. Per row and GPU type (a cell):

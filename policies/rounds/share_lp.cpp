@@ -1,23 +1,22 @@
-// Gavel's allocation LPs on one persistent GLPK problem (POLICIES.md §8–§8.5, ../shared/GAVEL.md §2; Gavel's
+// Gavel's allocation LPs on one persistent GLPK problem (Narayanan et al., OSDI'20; stanford-futuredata/gavel
 // scheduler/policies/{max_min_fairness,finish_time_fairness,min_total_duration,max_sum_throughput,isolated,
 // proportional}.py). Gavel rebuilds a cvxpy problem per call and solves it with ECOS; here the LP persists.
 //
-// Layout. Column 0 is the level variable (z for max-min, y = 1/T for makespan; fixed at 0 otherwise). Rows
-// 0..types-1 are the capacities Σ_m g_m·x_{m,t} <= W_t. Max-min splits them over blocks b of up to 32 slots:
-// Σ_b u_{b,t} <= W_t, with a row per block and type Σ_{m in b} g_m·x_{m,t} − u_{b,t} = 0 and a column
-// u_{b,t} >= 0. A capacity row with every job's entry is scanned at each elimination step of GLPK's LU
-// factorization: at 2,000 jobs one factorization cost about 1.5 ms, most of a max-min round that needs one
-// (bench_lp: p50 4.7-5.0 -> 3.6-4.4 ms with blocks). The other objectives pivot more than they factorize, and
-// the blocks' extra rows made them slower (FTF p50 41 -> 47 ms), so they keep the plain rows. Each job owns a
-// slot p: `types` columns (x_{m,t}) and two rows (Σ_t x_{m,t} <= 1, then its objective row, below); the slot's
-// and block's first row and column are looked up in tables (both are appended as needed). An arrival takes a
-// departed job's slot when there is one (same sparsity pattern, so the basis stays a basis and the re-solve is
-// warm); surplus departures go dormant (columns fixed at 0, objective row free) until an arrival takes them or
-// they are many, when they are deleted together (LinearProgram keeps the basis valid across deletion); surplus
-// arrivals are appended. Coefficients are rewritten only where they changed.
+// Layout. Column 0 is the level variable (z for max-min, y = 1/T for makespan; fixed at 0 otherwise). Rows 0..types-1
+// are the capacities Σ_m g_m·x_{m,t} <= W_t. Max-min splits them over blocks b of up to 32 slots: Σ_b u_{b,t} <= W_t,
+// with a row per block and type Σ_{m in b} g_m·x_{m,t} − u_{b,t} = 0 and a column u_{b,t} >= 0. A capacity row with
+// every job's entry is scanned at each elimination step of GLPK's LU factorization, which at 2,000 jobs is most of a
+// max-min round that needs one; short block rows keep it cheap. The other objectives pivot more than they factorize,
+// and the blocks' extra rows would slow them, so they keep the plain rows. Each job owns a slot p: `types` columns
+// (x_{m,t}) and two rows (Σ_t x_{m,t} <= 1, then its objective row, below); the slot's and block's first row and
+// column are looked up in tables (both are appended as needed). An arrival takes a departed job's slot when there is
+// one (same sparsity pattern, so the basis stays a basis and the re-solve is warm); surplus departures go dormant
+// (columns fixed at 0, objective row free) until an arrival takes them or they are many, when they are deleted
+// together (LinearProgram keeps the basis valid across deletion); surplus arrivals are appended. Coefficients are
+// rewritten only where they changed.
 //
 // Objective rows (θ'_m(x) = Σ_t T'_{m,t}·x_{m,t} on the view's throughputs T'):
-//   max-min:     z − Σ_t c_{m,t}·x_{m,t} <= 0,  c = g·T'/(w·T^prop);  phase 1 max z, phase 2 (§8.1) z >= z*(1 − 1e-7),
+//   max-min:     z − Σ_t c_{m,t}·x_{m,t} <= 0,  c = g·T'/(w·T^prop);  phase 1 max z, phase 2 z >= z*(1 − 1e-7),
 //                max Σ c·x, run only when phase 1's vertex is not already optimal for it on the z-optimal face.
 //   FTF:         θ'_m(x) >= R_m/(ρ·D_m − age_m)  (row bounds set per bisection step; D_m = I_m + R_m/θ^iso_m,
 //                or age_m + R_m/θ^iso_m with ftf_elapsed_denominator), objective Σ θ'_m/θ^iso_m
@@ -28,7 +27,7 @@
 //                vertex) y >= y*(1 − 1e-7), max Σ θ'_m/R_m (every job's completion rate). Gavel's bisection
 //                (gavel_makespan_bisection) fixes y = 1/T per step, objective Σ θ'_m/R_m.
 //   throughput:  no row in use (free); objective Σ θ' (or Σ θ'/T^prop).
-// Deviations from Gavel (each from POLICIES.md): x_{m,t} = 0 where T_{m,t} = 0 or W_t = 0; deterministic phase
+// Deviations from Gavel: x_{m,t} = 0 where T_{m,t} = 0 or W_t = 0; deterministic phase
 // 2 vertices instead of ECOS's interior points (with `centre`, the analytic centre of the optimal face under the
 // barrier of the problem as Gavel hands it to ECOS, the limit of ECOS's central path: move_to_centre); a job no
 // type with GPUs can run (T^prop = 0, θ^iso = 0) gets x = 0 and no objective row (Gavel divides by zero); FTF
@@ -81,7 +80,7 @@ struct ShareLp::State {
     std::vector<int> slot_gang;
     std::vector<double> slot_rate, slot_upper;
     std::vector<char> slot_fresh;
-    // FTF bookkeeping per slot (§8.2): I_m, and R and θ^iso of the last call.
+    // FTF bookkeeping per slot: I_m, and R and θ^iso of the last call.
     std::vector<double> slot_isolated_time, slot_previous_remaining, slot_previous_isolated_rate;
     std::vector<std::pair<std::uint32_t, int>> by_key;  // (key, slot), ascending key: the last call's jobs
     double previous_rho = 0;                             // FTF ρ* of the last call (the next bracket's start)

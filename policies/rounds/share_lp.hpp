@@ -1,5 +1,6 @@
 #pragma once
-// Gavel's allocation LPs (POLICIES.md §8, ../shared/GAVEL.md §2) as one object that lives across rounds:
+// Gavel's allocation LPs (Narayanan et al., OSDI'20; stanford-futuredata/gavel scheduler/policies/) as one
+// object that lives across rounds:
 // the round mechanism (policies/round_scheduler) calls solve() with the jobs active now, and the object keeps
 // one GLPK problem whose rows and columns follow the jobs (an arrival takes a departed job's rows and columns
 // when there is one, otherwise new ones are appended; surplus departures lie dormant until reused or deleted in bulk; changed coefficients are
@@ -21,14 +22,14 @@
 namespace dlsim {
 
 enum class ShareObjective {
-    MaxMinFairness,      ///< gavel-las (§8.1): max min_m Σ_t c_{m,t}·x_{m,t}, phase 2 for a deterministic vertex
-    FinishTimeFairness,  ///< gavel-ftf (§8.2): min max_m ρ_m(x), bisection on ρ over feasibility LPs, then phase 2
-    Makespan,            ///< gavel-makespan (§8.3): max y s.t. θ_m(x) >= R_m·y (exact), or Gavel's bisection
-    MaxThroughput,       ///< gavel-max-throughput (§8.4): max Σ_m θ_m(x), optionally normalised by T^prop
+    MaxMinFairness,      ///< gavel-las: max min_m Σ_t c_{m,t}·x_{m,t}, phase 2 for a deterministic vertex
+    FinishTimeFairness,  ///< gavel-ftf: min max_m ρ_m(x), bisection on ρ over feasibility LPs, then phase 2
+    Makespan,            ///< gavel-makespan: max y s.t. θ_m(x) >= R_m·y (exact), or Gavel's bisection
+    MaxThroughput,       ///< gavel-max-throughput: max Σ_m θ_m(x), optionally normalised by T^prop
 };
 
 /// Heterogeneity-aware (Gavel's `_perf`) or agnostic: LAS sets T ≡ 1 where T > 0; FTF and makespan use the
-/// reference type's column on every type (POLICIES.md §8.2: "it does not set T ≡ 1").
+/// reference type's column on every type (as Gavel's agnostic finish_time_fairness.py, its `v100` column).
 enum class ThroughputView { Aware, Agnostic };
 
 struct ShareOptions {
@@ -46,10 +47,10 @@ struct ShareOptions {
     /// its vertex. FTF's floors carry the barrier weights of Gavel's cone program (1.5·log v − log θ per job:
     /// analytic_centre.hpp, "Weighted floors"), the others the plain log v. Replaces agnostic_spread when on.
     bool centre = false;
-    bool gavel_makespan_bisection = false;  ///< §8.3 compat: bisection over [100, 1e6] s with factor 1.05
-    bool normalize_throughput_sum = false;  ///< §8.4: divide T_{m,t} by T^prop_m in the max-throughput objective
-    double ftf_relative_tolerance = 1e-4;   ///< §8.2: bisection on log ρ to this relative width
-    /// §8.2's denominator D_m = I_m + R_m/θ^iso_m (Gavel's finish_time_fairness.py at HEAD: I_m, the time the
+    bool gavel_makespan_bisection = false;  ///< Gavel's min_total_duration.py: bisection over [100, 1e6] s, factor 1.05
+    bool normalize_throughput_sum = false;  ///< divide T_{m,t} by T^prop_m in the max-throughput objective
+    double ftf_relative_tolerance = 1e-4;   ///< FTF: bisection on log ρ to this relative width
+    /// FTF's denominator D_m = I_m + R_m/θ^iso_m (Gavel's finish_time_fairness.py at HEAD: I_m, the time the
     /// job's work so far would have taken in isolation), or with this set age_m + R_m/θ^iso_m: the time since
     /// arrival in both terms of ρ, as in Gavel's earlier finish_time_fairness.py (stanford-futuredata/gavel
     /// 076074c, `times_since_start` in `expected_time_isolated`). Fig. 8's notebook numbers match the latter:

@@ -17,7 +17,7 @@ public:
     virtual std::span<const double> allocate(const ShareInput& input, std::span<const Time> submit) = 0;
 };
 
-/// Gavel's LP policies (POLICIES.md §8.1-8.4) through ShareLp.
+/// Gavel's LP policies (max-min fairness, finish-time fairness, makespan, max-sum throughput) through ShareLp.
 class LpShareSource final : public ShareSource {
 public:
     explicit LpShareSource(ShareOptions options) : lp_(options) {}

@@ -1,15 +1,15 @@
 #pragma once
-// `themis`: finish-time-fair GPU leases (Themis, NSDI'20, Mahajan et al.), as POLICIES.md §9 "dlsim
-// `themis` (documented approximation)" specifies. Themis has no public code; every peer "Themis" is
-// Gavel's min-max rho LP (`gavel-ftf`), so this is a re-reading of the paper's mechanism:
+// `themis`: finish-time-fair GPU leases (Themis, Mahajan et al., NSDI'20). Themis has no public code; every
+// peer "Themis" is Gavel's min-max rho LP (`gavel-ftf`), so this is a re-reading of the paper's mechanism:
 //   - rho_m = (age_m + its estimated time left) / T_id,m, finish-time fairness now. T_id,m is its run
 //     time alone on an equal share of the cluster: its work at its gang's rate on its fastest type,
 //     stretched by max(1, g_m N̄_m / W) where W is that type's GPU count and N̄_m the time-average number
 //     of jobs in the system since its arrival (the instantaneous count at age 0). This is exactly
 //     Metrics::finish_time_fairness's denominator, so the rho the policy equalises is the one reported.
-//     Deviation: POLICIES.md §9 writes C (all the cluster's GPUs); the fastest type's W is DESIGN.md's.
+//     Deviation: the share is of W, not of all the cluster's GPUs, so that rho is the one reported
+//     (sim/app/RESULTS.md).
 //     Time left: running, the rest of its restart plus remaining work at its current gang's rate; holding
-//     nothing, remaining work at its gang's rate on its fastest type (§9's "reference type").
+//     nothing, remaining work at its gang's rate on its fastest type.
 //   - Decisions happen every `lease` seconds (a grid from time 0) and at arrivals and completions: an
 //     auction runs when a job waits and GPUs are free, or when leases have expired and a job waits or GPUs
 //     are free (expired leases in a full cluster with no job waiting are renewed). A lease granted at t
@@ -25,24 +25,23 @@
 //   - Leftover (work conservation): the bidders still without GPUs, by rho descending, take their
 //     soonest-finishing type with room; a running job takes its own GPUs back when they are still in the
 //     pool (the expired leases are not reshuffled among themselves: moves happen in the auction only).
-//     Deviation: §9 gives the leftover to non-candidates only; here candidates whose bids lost (nothing
+//     Deviation: Themis gives the leftover to non-candidates only; here candidates whose bids lost (nothing
 //     they gained from fitted) come first, so no GPU idles while a job that fits waits.
 //   - Winners hold a lease of `lease` seconds; a running job is never preempted before its lease ends.
 //     An expired lease that wins again keeps its GPUs (no restart) or moves to a type where it finishes
-//     sooner by more than the restart cost plus `margin` (DESIGN.md's rule for preemptive policies); a
+//     sooner by more than the restart cost plus `margin` (the rule of every preemptive policy); a
 //     loser is preempted. The lease is the hysteresis: a job is preempted or moved at most once per lease
 //     (without payments).
 //     On a heterogeneous cluster the fast GPUs do rotate, lease by lease, among the most unfair jobs (as in
-//     Gavel's finish-time-fair rounds): on the policy-zoo trace of README (20,000 jobs, 108 GPUs of 3
-//     types) that is about 20 moves per job.
-//   - payments=true (off by default; POLICIES.md §9's optional PA hidden payment): an auction winner w keeps
-//     its gang for the share c_w = prod_{j != w} v_j(O) / v_j(O_-w) of the lease (v = 1/rho over the
-//     candidates that bid, O_-w the greedy auction rerun without w), then its GPUs are auctioned again at
-//     that instant. Rigid gangs cannot keep a fraction of their GPUs, so the payment is taken in time, not
-//     GPUs (§9: "the fraction must be rounded" for gangs). Leftover winners pay nothing. Caveat, measured:
-//     on the same 20,000-job trace, lease ends scattered in time rarely free 8 GPUs at once, so 8-GPU gangs
-//     starve (their mean JCT 2,984 h against 322 h without payments; rho max 129) and every lease end is a
-//     decision (2.7 M calls, 73 s against 87 k and 2 s).
+//     Gavel's finish-time-fair rounds): on `dlsim trace generate --jobs 20000 --rate 3 --seed 3` over the
+//     bundled 108-GPU cluster of 3 types that is about 20 moves per job.
+//   - payments=true (off by default; the hidden payment of Themis's partial-allocation auction, which makes it
+//     truthful): an auction winner w keeps its gang for the share c_w = prod_{j != w} v_j(O) / v_j(O_-w) of the lease
+//     (v = 1/rho over the candidates that bid, O_-w the greedy auction rerun without w), then its GPUs are auctioned
+//     again at that instant. Rigid gangs cannot keep a fraction of their GPUs, so the payment is taken in time, not
+//     GPUs. Leftover winners pay nothing. Caveat, measured: on the same 20,000-job trace, lease ends scattered in
+//     time rarely free 8 GPUs at once, so 8-GPU gangs starve (their mean JCT 2,984 h against 322 h without payments;
+//     rho max 129) and every lease end is a decision (2.7 M calls, 73 s against 87 k and 2 s).
 // Not implemented: bundles of several gangs per job (gangs are rigid) and the agents' placement-aware
 // bids (the engine's placer places each gang). Ties: earlier submission, then trace order.
 // Cost: at most one auction per arrival, completion or `lease` seconds (not one per lease end; with

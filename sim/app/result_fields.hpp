@@ -1,5 +1,5 @@
 #pragma once
-// The result schema, defined once (DESIGN.md "Outputs"): the summary keys, the per-job record fields
+// The result schema, defined once (sim/app/RESULTS.md): the summary keys, the per-job record fields
 // and which of them go in the `--jobs-csv` table and the sweep index. The JSON writer, the CSV writer,
 // the sweep index (index_metrics) and the `dlsim run` summary table all walk these tables, so a field
 // is added in exactly one place:

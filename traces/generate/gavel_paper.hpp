@@ -27,7 +27,7 @@ namespace dlsim {
 
 /// One job template: a model name and its measured aggregate iterations/s on the reference GPU type at scale
 /// factors 1, 2, 4, 8 (index 0-3; 0 = not measured there, so never drawn at that size). The CLI fills these
-/// from a profile (traces/ knows no profiles, DESIGN.md "Clarifications").
+/// from a profile (traces/ uses only models/base/, so it knows no profiles).
 struct GavelPaperModel {
     std::string name;
     std::array<double, 4> reference_rate{};

@@ -65,8 +65,8 @@ struct NaturalLess {
 constexpr int kGpusPerHost = 8;  // Crux (SIGCOMM'24) describes the hosts as 8-GPU servers [R]
 constexpr int kNics = 4;         // [A] one RDMA NIC per two GPUs
 constexpr int kNicGbps = 200;    // [A] 200 Gb/s RoCE
-constexpr double kNicEff = 0.85;  // RoCE η, MODELLING.md §1.4 / §8 [A]
-constexpr double kNicLatUs = 8;   // RoCE α per ring step, MODELLING.md §8 [A]
+constexpr double kNicEff = 0.85;  // RoCE efficiency η, dlsim's assumed default [A] (models/README.md)
+constexpr double kNicLatUs = 8;   // RoCE latency α per ring step, dlsim's assumed default [A] (models/README.md)
 
 /// The spec's JSON: one line per rack entry, everything else indented as nlohmann writes it.
 std::string write_spec(const nlohmann::ordered_json& doc) {

@@ -1,4 +1,4 @@
-// Alibaba GPU 2023 ("openb") pod lists (TRACES.md §2.7):
+// Alibaba GPU 2023 ("openb") pod lists (Weng et al., ATC'23; github.com/alibaba/clusterdata cluster-trace-gpu-v2023):
 // name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
 // Times are seconds from the trace start. Pending pods (no scheduled_time) and CPU-only pods are dropped;
 // a GPU-sharing pod (gpu_milli < 1000) keeps its share in gpu_fraction.

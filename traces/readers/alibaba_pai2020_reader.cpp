@@ -1,4 +1,5 @@
-// Alibaba PAI 2020 (TRACES.md §2.10): headerless pai_job_table (job_name,inst_id,user,status,start_time,end_time)
+// Alibaba PAI 2020 (Weng et al., NSDI'22; github.com/alibaba/clusterdata cluster-trace-gpu-v2020): headerless
+// pai_job_table (job_name,inst_id,user,status,start_time,end_time)
 // joined per job with pai_task_table (job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,
 // plan_gpu,gpu_type) read from the same folder. The job's start_time is its SUBMIT time; the tasks give its
 // GPUs, GPU type and run time.

@@ -1,5 +1,5 @@
 #pragma once
-// The canonical trace CSV (DESIGN.md "Inputs"): header with job_id, submit_time, num_gpus, duration
+// The canonical trace CSV (traces/README.md): header with job_id, submit_time, num_gpus, duration
 // and the optional columns. Strict: every error names file:line, the column and what was expected.
 #include "traces/job_record.hpp"
 #include "traces/readers/row_parsing.hpp"

@@ -1,4 +1,5 @@
-// Gavel (OSDI'20) traces: tab-separated, no header, one job per line (TRACES.md §2.4, GAVEL.md §3).
+// Gavel traces (Narayanan et al., OSDI'20; github.com/stanford-futuredata/gavel scheduler/traces/): tab-separated,
+// no header, one job per line.
 // Two forms, told apart by the number of fields:
 //   7 (legacy msr/seed=*/<vc>.trace): job_type, command, num_steps_arg, needs_data_dir, total_steps,
 //     arrival_time, scale_factor

@@ -1,7 +1,9 @@
-// Readers of two Slurm-style job logs with wall-clock times (TRACES.md §2.11):
-//  - Helios (SenseTime, SC'21) `cluster_log.csv`: zone-less "YYYY-MM-DD HH:MM:SS" times, a `vc` column;
-//  - Acme (Shanghai AI Lab, NSDI'24) `trace_seren.csv` and `trace_kalos.csv`: ISO times with a zone offset,
-//    a workload `type` and `gpu_time` (Kalos adds memory, fail and stop columns in the middle).
+// Readers of two Slurm-style job logs with wall-clock times:
+//  - Helios (SenseTime, Hu et al., SC'21, github.com/S-Lab-System-Group/HeliosData) `cluster_log.csv`:
+//    zone-less "YYYY-MM-DD HH:MM:SS" times, a `vc` column;
+//  - Acme (Shanghai AI Lab, NSDI'24, github.com/InternLM/AcmeTrace) `trace_seren.csv` and `trace_kalos.csv`:
+//    ISO times with a zone offset, a workload `type` and `gpu_time` (Kalos adds memory, fail and stop columns
+//    in the middle).
 // Both are read by column name from the header, so reordered or extended variants work.
 #include "models/base/input_error.hpp"
 #include "traces/readers/csv_reader.hpp"

@@ -1,4 +1,5 @@
-// Tiresias (NSDI'19) and Muri (SIGCOMM'22) simulator traces (TRACES.md §2.5, §2.6): CSV with a header.
+// Tiresias (Gu et al., NSDI'19, github.com/SymbioticLab/Tiresias simulator/) and Muri (Zhao et al., SIGCOMM'22,
+// github.com/Rivendile/Muri simulator/trace-data/) simulator traces: CSV with a header.
 //   Tiresias 60_job.csv: job_id,num_gpu,submit_time,iterations,model_name,duration,interval (seconds)
 //   Muri: job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,iteration_time,
 //         resource_time_0,resource_time_1,resource_time_2,priority (times in milliseconds)
