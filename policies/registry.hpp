@@ -1,6 +1,6 @@
 #pragma once
-// Policies and placers by name (STYLE.md lesson 6): a one-line description, typed parameters with
-// defaults, and a factory. Shared by the CLI and run configs; an unknown name lists the valid ones.
+// Policies and placers by name: a one-line description, typed parameters with defaults and ranges,
+// and a factory. Shared by the CLI and run configs; an unknown name lists the valid ones.
 #include "policies/policy.hpp"
 #include "policies/tenants.hpp"
 

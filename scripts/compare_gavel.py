@@ -11,8 +11,8 @@ it reads each log through prune(..., seed=0). So dlsim's seed-0 run, on Gavel's 
 Per series (a policy, plus any policy parameter of the run, e.g. gavel-las[space_sharing=true]) and rate:
 dlsim's seed-0 mean JCT, Gavel's, the ratio, and whether it is within --tolerance (10%); points at or above
 Gavel's saturation load are shown but not judged. Then each series' saturation load, seed 0 against
-Gavel's: the lowest swept rate whose mean JCT exceeds 4x the mean JCT at the lowest swept rate (issue 11's
-rule; both over the rates the sweep and the notebook share). Alongside, the mean over the sweep's seeds
+Gavel's: the lowest swept rate whose mean JCT exceeds 4x the mean JCT at the lowest swept rate (dlsim's
+saturation rule; both over the rates the sweep and the notebook share). Alongside, the mean over the sweep's seeds
 against --seed-means (seed-averaged numbers the notebooks print, where they have them), and the
 preemptions and migrations per job (means over seeds; per job that arrived before the run stopped, when
 the run replays a trace at a load_scale).

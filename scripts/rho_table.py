@@ -5,7 +5,7 @@
 
 For every (policy, rate) of the sweep (rate = resample_rate), means over seeds of: the measured window's
 mean JCT (h), preemptions and migrations per job, dlsim's single-run rho (summary.ftf_rho_max and _mean:
-JCT / the time alone on 1/N-bar of the job's fastest type, DESIGN.md "Clarifications"), and Gavel's
+JCT / the time alone on 1/N-bar of the job's fastest type, as Themis defines it; sim/app/RESULTS.md), and Gavel's
 two-run rho (JCT under the policy / JCT of the same job under the baseline policy's run of the same rate
 and seed, jobs finished in both, the policy run's window; scripts/two_run_rho.py). Standard library only.
 """

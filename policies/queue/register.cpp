@@ -327,7 +327,7 @@ void register_queue_policies(PolicyRegistry& r) {
                          "late demotion timer",
                          "3250,7200", "tiresias-sim"));
     r.add(tiresias_gittins_entry());
-    // sjf, its peer presets and qssf (POLICIES.md §3, §7, §16.1).
+    // sjf, its peer presets (Helios, Hu et al., SC 2021; Tiresias, Gu et al., NSDI 2019) and qssf (Helios).
     r.add(sjf_entry("sjf", "shortest job first on an oracle estimate; non-preemptive and strict by default (Helios)",
                     {}));
     r.add(sjf_entry("helios-sjf",

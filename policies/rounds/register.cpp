@@ -130,7 +130,7 @@ ParamSpec reference_type_param() {
 ParamSpec ftf_denominator_param() {
     return mode_choice_param(
         "ftf_denominator", "isolated-time", "elapsed",
-        "rho's denominator D_m: isolated-time (I_m + R_m/theta_iso, Gavel's code at HEAD and POLICIES.md 8.2), "
+        "rho's denominator D_m: isolated-time (I_m + R_m/theta_iso, Gavel's code at HEAD and Themis's definition), "
         "elapsed (age_m + R_m/theta_iso, Gavel's earlier code, which Fig. 8's numbers match); auto: elapsed with "
         "gavel_compat, else isolated-time");
 }
@@ -167,8 +167,8 @@ std::function<std::unique_ptr<ShareSource>(const Params&, const MakeContext&, bo
     };
 }
 
-/// Gavel's `_packed` form of a round policy (POLICIES.md §16.1): parameter space_sharing (off: the entry as it
-/// was) and `extra`; on, the packed round mechanism (policies/rounds/packed_rounds.hpp) over `packed`'s allocation.
+/// Gavel's `_packed` form of a round policy (Gavel's policies/*_packed.py): parameter space_sharing (off: the
+/// plain entry) and `extra`; on, the packed round mechanism (policies/rounds/packed_rounds.hpp) over `packed`'s allocation.
 RegistryEntry<Policy> with_space_sharing(
     RegistryEntry<Policy> entry, std::string rule, std::vector<ParamSpec> extra, bool fifo,
     std::function<std::unique_ptr<PackedShareSource>(const Params&, const MakeContext&)> packed) {
@@ -185,7 +185,8 @@ RegistryEntry<Policy> with_space_sharing(
     return entry;
 }
 
-/// The Gavel family (POLICIES.md §8, names per §16.1).
+/// The Gavel family (Narayanan et al., OSDI 2020; github.com/stanford-futuredata/gavel, scheduler/policies/),
+/// named as policies/rounds/README.md lists them.
 void add_gavel_policies(PolicyRegistry& r) {
     const auto aware = ThroughputView::Aware;
     const auto agnostic = ThroughputView::Agnostic;

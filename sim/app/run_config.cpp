@@ -4,6 +4,7 @@
 #include "models/base/json_fields.hpp"
 #include "models/base/parse.hpp"
 #include "policies/registry.hpp"
+#include "sim/app/bundled_data.hpp"
 #include "traces/readers/trace_format.hpp"
 
 #include <fmt/format.h>
@@ -15,10 +16,6 @@
 #include <filesystem>
 #include <limits>
 
-#ifndef DLSIM_SOURCE_DIR
-#define DLSIM_SOURCE_DIR "."
-#endif
-
 namespace dlsim {
 
 namespace jf = json_fields;
@@ -26,10 +23,9 @@ using Json = jf::Json;
 
 RunConfig default_run_config() {
     RunConfig c;
-    const std::string root = DLSIM_SOURCE_DIR;
-    c.trace = root + "/traces/samples/gavel_mix_default.csv";
-    c.cluster = root + "/models/clusters/gavel_simulated.json";
-    c.profiles = root + "/models/profiles/gavel.json";
+    c.trace = bundled_file("traces/samples/gavel_mix_default.csv");
+    c.cluster = bundled_file("models/clusters/gavel_simulated.json");
+    c.profiles = bundled_file("models/profiles/gavel.json");
     c.out = "results/run.json";
     return c;
 }
@@ -294,8 +290,8 @@ const RunConfigKey kTable[] = {
     // ids of every config before these keys stay the same.
     {.key = "restart_model", .kind = K::Choice,
      .help = "what a restart costs: fixed (--restart-cost s), checkpoint (--restart-cost s plus saving and loading "
-             "the model's checkpoint, 2 x params x --checkpoint-bytes-per-param / --storage-bandwidth; MODELLING.md "
-             "§5) or helios (7 s on 1 GPU, 30 s on up to 8, 60 s above)",
+             "the model's checkpoint, 2 x params x --checkpoint-bytes-per-param / --storage-bandwidth; see "
+             "models/README.md) or helios (7 s on 1 GPU, 30 s on up to 8, 60 s above)",
      .default_text = "fixed", .example = R"("checkpoint")", .choices = "fixed|checkpoint|helios",
      .set = [](RunConfig& c, V v, W) { c.restart.kind = *parse_restart_kind(v.text); },
      // Its parameters are echoed with it (they change nothing under another model).

@@ -1,5 +1,5 @@
 #pragma once
-// One run's configuration: one field per long flag of `dlsim run` (DESIGN.md "Inputs", run config), and
+// One run's configuration: one field per long flag of `dlsim run` (sim/app/README.md), and
 // the one table of its keys that drives the config-file reader (also sweep specs), the `dlsim run` flags
 // and their --help, `dlsim validate` of a run config, and the run's identity as echoed in the result.
 #include "models/network_model.hpp"
@@ -38,16 +38,16 @@ struct RunConfig {
     /// from there); "" = the working directory (flags). Not part of the run identity.
     std::string params_dir;
     std::string placement = "consolidated";
-    /// How jobs share links (MODELLING.md §2.2); unset = duty, or none under compat gavel (effective_network).
+    /// How jobs share links (models/README.md); unset = duty, or none under compat gavel (effective_network).
     std::optional<ContentionMode> network;
     /// A compatibility preset: Gavel's simulator (measured multi-GPU rates, no network, the policy's
-    /// gavel_compat parameter, stop_after_measured); see effective_network and resolve_compat_params.
+    /// gavel_compat parameter, stop_after_measured); see effective_network and compat_params.
     Compat compat = Compat::None;
     /// End the run once every job of the measurement window has finished (Gavel's continuous runs);
     /// unset = off, or on under compat gavel (effective_stop_after_measured).
     std::optional<bool> stop_after_measured;
     std::uint64_t seed = 0;
-    /// The restart model (MODELLING.md §5) and its parameters: keys restart_model, restart_cost,
+    /// The restart model (models/README.md) and its parameters: keys restart_model, restart_cost,
     /// checkpoint_bytes_per_param, storage_bandwidth, migration_cost.
     RestartSpec restart;
     double wait_threshold = 3600;               ///< s: summary.jobs_waited_over_threshold counts longer waits
@@ -75,7 +75,8 @@ MultiGpuRate effective_rate_mode(const RunConfig& c);
 std::map<std::string, std::string> compat_params(const RunConfig& c, const std::vector<ParamSpec>& policy_params);
 
 /// The bundled defaults: a synthetic Gavel-mix trace on the Gavel-like 108-GPU heterogeneous cluster
-/// with Gavel's measured throughputs. Paths are absolute (the source tree's), so any folder works.
+/// with Gavel's measured throughputs. Paths are absolute, found from the binary (bundled_data.hpp), so any
+/// working folder works.
 RunConfig default_run_config();
 
 /// SHA-256 of the three input files.

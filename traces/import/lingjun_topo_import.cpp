@@ -162,9 +162,9 @@ std::string cluster_from_lingjun_topology(const std::string& path) {
         "reports a 2,000+ GPU cluster [R]: fewer than 847 x 8, so not every host may hold 8 GPUs, or the paper "
         "counts another subset; to verify). "
         "Assumed [A]: A100-SXM4-80GB GPUs over NVSwitch (NVLink3, 300 GB/s per GPU and direction, eta 0.70, 1 us: "
-        "MODELLING.md 1.4); {} x {} Gb/s RoCE NICs per host (eta {}, {} us per ring step: MODELLING.md 1.4/8); every "
+        "dlsim's NVSwitch defaults, models/README.md); {} x {} Gb/s RoCE NICs per host (eta {}, {} us per ring step: dlsim's NIC defaults, models/README.md); every "
         "tier non-blocking (oversub 1: the dataset states no ratio); switch latency 0.6 us leaf and spine, 1 us core "
-        "(MODELLING.md 3.2's example). Built by `dlsim trace cluster --format lingjun topo.csv`; change the [A] "
+        "(dlsim's fabric defaults, models/README.md). Built by `dlsim trace cluster --format lingjun topo.csv`; change the [A] "
         "figures in the importer, not here.",
         hosts, groups, smallest, largest, pods.size(), per_pod, dsw, kGpusPerHost, hosts * kGpusPerHost, kNics,
         kNicGbps, kNicEff, kNicLatUs);
