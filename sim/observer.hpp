@@ -1,5 +1,5 @@
 #pragma once
-// Engine signals (STYLE.md lesson 7): metrics and the event log observe the engine; no metric code
+// Engine signals: metrics and the event log observe the engine; no metric code
 // lives inside the event loop. Every change of a job's allocation goes through the engine's one
 // transition (Simulator::reallocate), which raises exactly one of start, preempt, finish or resize.
 #include "policies/cluster_view.hpp"
