@@ -10,6 +10,7 @@
 // Job records are formatted straight into the output buffer (no per-record strings, seconds from
 // integer microseconds without going through a double): a million-job result is written in about a
 // second or less, most of it the kernel's copy of ~250 MB.
+#include "models/base/record_out.hpp"
 #include "sim/app/run.hpp"
 #include "sim/metrics.hpp"
 
@@ -24,7 +25,7 @@
 
 namespace dlsim::result_fields {
 
-using Buffer = fmt::memory_buffer;
+using record_out::Buffer;
 
 // ---------------------------------------------------------------- summary
 
@@ -106,15 +107,11 @@ void write_job_json(Buffer& out, const JobRow& row);
 /// One job as a CSV line (with its newline).
 void write_job_csv(Buffer& out, const JobRow& row);
 
-// ---------------------------------------------------------------- formatting
+// ---------------------------------------------------------------- formatting (models/base/record_out.hpp)
 
-/// Microseconds as seconds, byte-identical to json_out::number(to_seconds(us)) but with integer
-/// arithmetic on the common path.
-void append_seconds(Buffer& out, std::int64_t us);
-/// A JSON string literal with escapes (as json_out::quote).
-void append_json_string(Buffer& out, std::string_view s);
-/// One CSV cell per RFC 4180: quoted when it holds a comma, quote, CR or LF; quotes doubled.
-void append_csv_text(Buffer& out, std::string_view s);
-std::string csv_text(std::string_view s);
+using record_out::append_csv_text;
+using record_out::append_json_string;
+using record_out::append_seconds;
+using record_out::csv_text;
 
 }  // namespace dlsim::result_fields
