@@ -300,7 +300,7 @@ double placement_mape(const CommCalibration& c, const CommModel& base, const std
     double sum = 0;
     for (const auto& p : points)
         sum += std::abs(predict_step_seconds(c, base, p.placement, p.local_bsz) / p.step_time - 1);
-    return 100 * sum / points.size();
+    return 100 * sum / static_cast<double>(points.size());
 }
 
 }  // namespace dlsim

@@ -22,8 +22,8 @@ std::string lower_ascii(std::string_view s) {
     return out;
 }
 
-std::optional<GpuTypeIdx> Cluster::find_gpu_type(std::string_view name) const {
-    const std::string key = lower_ascii(name);
+std::optional<GpuTypeIdx> Cluster::find_gpu_type(std::string_view type_name) const {
+    const std::string key = lower_ascii(type_name);
     for (GpuTypeIdx t = 0; t < gpu_types.size(); ++t) {
         if (lower_ascii(gpu_types[t].name) == key) return t;
         for (const auto& a : gpu_types[t].aliases)

@@ -63,7 +63,7 @@ public:
     int max_node_gpus(GpuTypeIdx t) const { return max_node_gpus_[t]; }
     NodeIdx node_of_gpu(GpuIdx g) const { return gpu_of_[g]; }
     /// A GPU type by its name or an alias, case-insensitively.
-    std::optional<GpuTypeIdx> find_gpu_type(std::string_view name) const;
+    std::optional<GpuTypeIdx> find_gpu_type(std::string_view type_name) const;
 
     /// Derives the per-GPU and per-type tables from `nodes`; called by the loader.
     void finalize();

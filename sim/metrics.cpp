@@ -54,7 +54,7 @@ MeasureWindow parse_measure_time(const std::string& text) {
     if (!from || !to || !(*from >= 0) || !std::isfinite(*from) || (*to >= 0 && !(*to > *from)) || !std::isfinite(*to))
         throw InputError(fmt::format("--measure-time: expected {}, got '{}'", kWhat, text));
     MeasureWindow w;
-    w.by = MeasureWindow::By::Time;
+    w.by = MeasureWindow::By::SubmitTime;
     w.from = *from;
     w.to = *to;
     return w;
@@ -185,7 +185,7 @@ std::vector<char> measured_mask(std::span<const JobInfo> jobs, const MeasureWind
                          [&](JobIdx a, JobIdx b) { return jobs[a].submit < jobs[b].submit; });
         const std::size_t end = std::min<std::uint64_t>(window.end_job, jobs.size());
         for (std::size_t i = window.first_job; i < end; ++i) measured[order[i]] = 1;
-    } else if (window.by == MeasureWindow::By::Time) {
+    } else if (window.by == MeasureWindow::By::SubmitTime) {
         for (std::size_t j = 0; j < jobs.size(); ++j) {
             const double submit = to_seconds(jobs[j].submit);
             measured[j] = submit >= window.from && (window.to < 0 || submit < window.to);

@@ -20,10 +20,10 @@ namespace dlsim {
 /// Which jobs the JCT statistics cover (steady-state measurement). Counts and utilization always cover
 /// the whole run.
 struct MeasureWindow {
-    enum class By { All, Jobs, Time };
+    enum class By { All, Jobs, SubmitTime };
     By by = By::All;
     std::uint64_t first_job = 0, end_job = 0;  ///< By::Jobs: arrival index in [first_job, end_job)
-    double from = 0, to = -1;                  ///< By::Time: submit time in [from, to) s; to < 0 = open
+    double from = 0, to = -1;                  ///< By::SubmitTime: submit time in [from, to) s; to < 0 = open
 };
 
 /// "A:B" (arrival indices, B may be empty for "to the end") for --measure-jobs; an InputError otherwise.

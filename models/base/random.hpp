@@ -48,7 +48,8 @@ public:
     double exponential(double rate) { return -std::log1p(-uniform()) / rate; }
     /// Uniform integer in [0, n), n > 0 (Lemire's multiply-shift; the tiny bias is irrelevant here).
     std::uint64_t below(std::uint64_t n) {
-        return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+        __extension__ using Wide = unsigned __int128;  // GCC and Clang have it; ISO C++ has no 128-bit type
+        return static_cast<std::uint64_t>((static_cast<Wide>(next()) * n) >> 64);
     }
 
 private:

@@ -211,18 +211,18 @@ RegistryEntry<Policy> python_policy_entry(const std::string& name, const std::st
             [owner, cls](const Params& p, const MakeContext& context) {
                 ensure_interpreter();
                 const std::string& path = p.file_path("source");
-                const std::string file = absolute_path(path);
+                const std::string absolute = absolute_path(path);
                 py::gil_scoped_acquire gil;
                 try {
-                    const py::object c = load_class(owner, path, file, cls);
+                    const py::object c = load_class(owner, path, absolute, cls);
                     py::dict kwargs;
                     for (const auto& [key, typed] : p.values())
                         if (key != "source") kwargs[py::str(key)] = param_value(typed.second);
                     py::object instance = c(**kwargs);
                     return std::unique_ptr<Policy>(
-                        std::make_unique<PythonPolicy>(std::move(instance), context.num_jobs, owner, file, path));
+                        std::make_unique<PythonPolicy>(std::move(instance), context.num_jobs, owner, absolute, path));
                 } catch (py::error_already_set& e) {
-                    throw python_error(owner, e, file, path);
+                    throw python_error(owner, e, absolute, path);
                 }
             }};
 }

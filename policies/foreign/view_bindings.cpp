@@ -96,8 +96,8 @@ void define_policy_api(py::module_& m) {
         .def_property_readonly("runnable",
                                [](const JobHandle& h) {
                                    py::list out;
-                                   for (GpuTypeMask m = h.info().runnable; m != 0; m &= m - 1)
-                                       out.append(py::int_(std::countr_zero(m)));
+                                   for (GpuTypeMask types = h.info().runnable; types != 0; types &= types - 1)
+                                       out.append(py::int_(std::countr_zero(types)));
                                    return out;
                                })
         .def_property_readonly("user", job_field(&JobInfo::user))

@@ -380,8 +380,8 @@ void ThemisPolicy::choose_winners(const ClusterView& view) {
     const auto fits = [&](const Standing& s) {
         if (!s.bidder) return false;
         const JobInfo& job = view.job(s.job);
-        for (GpuTypeMask m = job.runnable; m != 0; m &= m - 1)
-            if (pool_[static_cast<GpuTypeIdx>(std::countr_zero(m))] >= job.num_gpus) return true;
+        for (GpuTypeMask types = job.runnable; types != 0; types &= types - 1)
+            if (pool_[static_cast<GpuTypeIdx>(std::countr_zero(types))] >= job.num_gpus) return true;
         return false;
     };
     const auto fitting = std::partition(split, standings_.end(), fits);

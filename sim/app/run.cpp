@@ -149,17 +149,17 @@ RunOutcome simulate(const RunInputs& in, const RunConfig& c, const ProgressFn& p
     return simulate(in, resolve(c), progress);
 }
 
-RunOutcome simulate(const RunInputs& in, const ResolvedRun& r, const ProgressFn& progress) {
-    const RunConfig& c = r.given;
+RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressFn& progress) {
+    const RunConfig& c = run.given;
     RunOutcome out;
-    json_fields::Json id = identity(r, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256});
+    json_fields::Json id = identity(run, {in.trace_sha256, in.cluster_sha256, in.profiles_sha256});
     out.run_id = id_of(id);
     out.config_json = config_json(in, c, std::move(id));
-    const RateModel rates(in.cluster, in.profiles, r.rate_mode);
+    const RateModel rates(in.cluster, in.profiles, run.rate_mode);
 
     const Topology topology(in.cluster);
     const std::vector<CommModel> comm = comm_models(in.profiles);
-    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = r.network},
+    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = run.network},
                                calibrations(in.profiles),
                                measured_intra_bandwidths(in.cluster, in.profiles, comm));
     network.time_solves(c.time_network_solves);
@@ -175,8 +175,8 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& r, const ProgressFn&
                      });
     // The seed, cluster and trace are in the run identity already: the context adds nothing to it.
     const MakeContext context{c.seed, &in.cluster, &resolved.tenants, &in.profiles, &rates, resolved.jobs.size()};
-    auto policy = r.policy.entry->make(r.policy_params, context);
-    auto placer = r.placer->make(r.placer_params, context);
+    auto policy = run.policy.entry->make(run.policy_params, context);
+    auto placer = run.placer->make(run.placer_params, context);
     const std::unique_ptr<RestartModel> restart = make_restart_model(c.restart, in.profiles);
     Simulator sim(in.cluster, rates, resolved, *policy, *placer,
                   SimOptions{to_time(c.restart.restart_cost), &network, restart.get()});
@@ -190,7 +190,7 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& r, const ProgressFn&
         sim.add_observer(*log);
     }
     if (progress) sim.set_progress(progress);
-    if (r.stop_after_measured) {
+    if (run.stop_after_measured) {
         // The window's jobs that can run; a rejected one never finishes, so the run cannot wait for it.
         std::vector<char> wait_for = measured_mask(sim.jobs(), c.measure);
         for (const auto& [j, why] : resolved.rejected) wait_for[j] = 0;
@@ -199,7 +199,7 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& r, const ProgressFn&
     try {
         out.stats = sim.run();
     } catch (const InvalidDecision& e) {
-        if (!r.policy.external) throw;
+        if (!run.policy.external) throw;
         // Code written outside dlsim broke a rule of the engine: the user's error, named by the job.
         const std::string job = e.job() < in.trace.jobs.size()
                                     ? fmt::format("job '{}' (index {}, {}:{})", in.trace.jobs[e.job()].id, e.job(),

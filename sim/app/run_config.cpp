@@ -100,7 +100,7 @@ Json measure_json(const MeasureWindow& w) {
     switch (w.by) {
         case MeasureWindow::By::Jobs:
             return {{"by", "jobs"}, {"from", w.first_job}, {"to", w.end_job == UINT64_MAX ? Json() : Json(w.end_job)}};
-        case MeasureWindow::By::Time:
+        case MeasureWindow::By::SubmitTime:
             return {{"by", "time"}, {"from", w.from}, {"to", w.to < 0 ? Json() : Json(w.to)}};
         case MeasureWindow::By::All: break;
     }
