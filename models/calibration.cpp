@@ -29,12 +29,12 @@ struct Bound {
 };
 enum Param { kIntercept, kPerSample, kIntra, kInter, kLatency, kGamma, kParams };
 constexpr std::array<Bound, kParams> kBounds{{
-    {-20.7, 6.9, true},   // α_c: 1e-9 .. 1e3 s
-    {-27.6, 4.6, true},   // β_c: 1e-12 .. 1e2 s/sample
-    {13.8, 29.9, true},   // intra: 1e6 .. 1e13 B/s
-    {13.8, 29.9, true},   // inter: 1e6 .. 1e13 B/s
-    {-20.7, 0.0, true},   // α: 1e-9 .. 1 s
-    {1.0, 10.0, false},   // γ, Pollux's bounds (petuum/adaptdl goodput.py)
+    {-20.7, 6.9, true},  // α_c: 1e-9 .. 1e3 s
+    {-27.6, 4.6, true},  // β_c: 1e-12 .. 1e2 s/sample
+    {13.8, 29.9, true},  // intra: 1e6 .. 1e13 B/s
+    {13.8, 29.9, true},  // inter: 1e6 .. 1e13 B/s
+    {-20.7, 0.0, true},  // α: 1e-9 .. 1 s
+    {1.0, 10.0, false},  // γ, Pollux's bounds (petuum/adaptdl goodput.py)
 }};
 
 double sigmoid(double z) { return 1 / (1 + std::exp(-z)); }
@@ -71,8 +71,8 @@ struct Minimum {
     double f = std::numeric_limits<double>::infinity();
 };
 
-Minimum nelder_mead(const std::function<double(const Vec&)>& f, const Vec& start, int dims, double step,
-                    int max_evals, int& evals) {
+Minimum nelder_mead(const std::function<double(const Vec&)>& f, const Vec& start, int dims, double step, int max_evals,
+                    int& evals) {
     const int n = dims;
     std::vector<Vec> x(n + 1, start);
     std::vector<double> fx(n + 1);
@@ -106,8 +106,10 @@ Minimum nelder_mead(const std::function<double(const Vec&)>& f, const Vec& start
             const Vec xe = point(centroid, x[worst], -2);
             const double fe = f(xe);
             ++evals;
-            if (fe < fr) x[worst] = xe, fx[worst] = fe;
-            else x[worst] = xr, fx[worst] = fr;
+            if (fe < fr)
+                x[worst] = xe, fx[worst] = fe;
+            else
+                x[worst] = xr, fx[worst] = fr;
             continue;
         }
         if (fr < fx[second]) {
@@ -141,7 +143,7 @@ struct Group {
     std::size_t shape;  // index into the distinct shapes
     std::size_t batch;  // index into the distinct local batches
     int local_bsz;
-    bool single;        // one GPU: T_comp alone
+    bool single;  // one GPU: T_comp alone
     double inv_sq = 0, inv = 0, count = 0;
 };
 
@@ -171,8 +173,8 @@ std::pair<double, double> compute_start(const std::vector<Group>& groups) {
 
 PlacementShape parse_placement(std::string_view placement) {
     if (placement.empty() || placement.size() > kMaxNodes)
-        throw InputError(fmt::format("placement \"{}\": expected 1 to {} digits 1-9 (GPUs on each node)", placement,
-                                     kMaxNodes));
+        throw InputError(
+            fmt::format("placement \"{}\": expected 1 to {} digits 1-9 (GPUs on each node)", placement, kMaxNodes));
     PlacementShape s;
     for (char ch : placement) {
         if (ch < '1' || ch > '9')
@@ -280,8 +282,10 @@ CommCalibration fit_placements(const std::vector<PlacementPoint>& points, const 
                     m.x[kGamma] = to_z(kGamma, gamma);
                     m.f = coarse(m.x);
                     ++evals;
-                    if (m.f < first.f) second = first, first = m;
-                    else if (m.f < second.f) second = m;
+                    if (m.f < first.f)
+                        second = first, first = m;
+                    else if (m.f < second.f)
+                        second = m;
                 }
     Minimum best;
     for (const Minimum& start : {first, second}) {

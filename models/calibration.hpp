@@ -15,20 +15,20 @@ namespace dlsim {
 /// One measured step: `placement` holds the GPUs used on each node, one digit (1-9) per node.
 struct PlacementPoint {
     std::string placement;
-    int local_bsz = 1;       ///< per-GPU batch
-    double step_time = 0;    ///< s per iteration
-    std::string gpu_type;    ///< lower-cased; empty = not named
+    int local_bsz = 1;     ///< per-GPU batch
+    double step_time = 0;  ///< s per iteration
+    std::string gpu_type;  ///< lower-cased; empty = not named
 };
 
 /// The free parameters of the iteration-time model for one model on one GPU type.
 struct CommCalibration {
-    double compute_intercept_s = 0;    ///< α_c: T_comp(b) = α_c + β_c·b
-    double compute_per_sample_s = 0;   ///< β_c (s per sample of the local batch)
-    double intra_bytes_per_s = 0;      ///< effective intra-node bandwidth: the ring's slowest intra edge, η included
-    double inter_bytes_per_s = 0;      ///< effective inter-node bandwidth: the whole edge, η and channels included
-    double step_latency_s = 0;         ///< α per ring step
-    double gamma = 1;                  ///< overlap, in [1, 10]
-    std::string gpu_type;              ///< the type the points were measured on (empty = not named)
+    double compute_intercept_s = 0;   ///< α_c: T_comp(b) = α_c + β_c·b
+    double compute_per_sample_s = 0;  ///< β_c (s per sample of the local batch)
+    double intra_bytes_per_s = 0;     ///< effective intra-node bandwidth: the ring's slowest intra edge, η included
+    double inter_bytes_per_s = 0;     ///< effective inter-node bandwidth: the whole edge, η and channels included
+    double step_latency_s = 0;        ///< α per ring step
+    double gamma = 1;                 ///< overlap, in [1, 10]
+    std::string gpu_type;             ///< the type the points were measured on (empty = not named)
 
     double compute_seconds(int local_bsz) const { return compute_intercept_s + compute_per_sample_s * local_bsz; }
 };
@@ -49,14 +49,13 @@ RingLinks ring_links(const PlacementShape& shape, const CommCalibration& c);
 
 /// The step time the simulator's model gives `placement` at `local_bsz`: iteration_seconds with
 /// T_comp(b) and `base` (gradient bytes, bucket) with γ replaced by the fitted γ.
-double predict_step_seconds(const CommCalibration& c, const CommModel& base, std::string_view placement,
-                            int local_bsz);
+double predict_step_seconds(const CommCalibration& c, const CommModel& base, std::string_view placement, int local_bsz);
 
 /// What a fit did (for tests and reports).
 struct FitStats {
-    int evaluations = 0;        ///< objective evaluations
-    std::size_t groups = 0;     ///< distinct (ring shape, local batch) among the points
-    double objective = 0;       ///< Σ (predicted / measured − 1)² at the result
+    int evaluations = 0;     ///< objective evaluations
+    std::size_t groups = 0;  ///< distinct (ring shape, local batch) among the points
+    double objective = 0;    ///< Σ (predicted / measured − 1)² at the result
 };
 
 struct FitOptions {

@@ -70,8 +70,9 @@ GpuType parse_gpu_type(const std::string& name, const jf::Json& v, const std::st
 Cluster parse_cluster(const std::string& text, const std::string& file) {
     const jf::Json doc = jf::parse_text(text, file);
     jf::require_object(doc, file, "(top level)");
-    jf::check_keys(doc, file, "", {"schema", "name", "description", "source", "reference_gpu_type", "gpu_types",
-                                   "node_types", "racks", "fabric", "switches", "links", "network"});
+    jf::check_keys(doc, file, "",
+                   {"schema", "name", "description", "source", "reference_gpu_type", "gpu_types", "node_types", "racks",
+                    "fabric", "switches", "links", "network"});
     if (doc.contains("schema") && doc["schema"] != "dlsim.cluster/1")
         jf::fail(file, "schema", "\"dlsim.cluster/1\"", &doc["schema"]);
 
@@ -90,8 +91,8 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
         for (const auto& a : c.gpu_types.back().aliases) {
             auto other = c.find_gpu_type(a);
             if (other && *other != c.gpu_types.size() - 1)
-                throw InputError(fmt::format("{}: gpu_types.{}.aliases: \"{}\" already names GPU type {}", file,
-                                             name, a, c.gpu_types[*other].name));
+                throw InputError(fmt::format("{}: gpu_types.{}.aliases: \"{}\" already names GPU type {}", file, name,
+                                             a, c.gpu_types[*other].name));
         }
     }
 
@@ -101,8 +102,9 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
     for (const auto& [name, v] : ntypes.items()) {
         const std::string path = "node_types." + name;
         jf::require_object(v, file, path);
-        jf::check_keys(v, file, path, {"gpu_type", "gpus", "cpus", "mem_gb", "intra", "nics", "nic_gbps", "nic_eff",
-                                       "nic_lat_us", "pcie_gen", "description"});
+        jf::check_keys(v, file, path,
+                       {"gpu_type", "gpus", "cpus", "mem_gb", "intra", "nics", "nic_gbps", "nic_eff", "nic_lat_us",
+                        "pcie_gen", "description"});
         NodeType nt;
         nt.name = name;
         if (!v.contains("gpu_type")) jf::fail(file, path + ".gpu_type", "the name of a GPU type in gpu_types");
@@ -116,7 +118,8 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
         if (gpus > 4096) jf::fail(file, path + ".gpus", "at most 4096 GPUs per node", &v["gpus"]);
         nt.gpus = static_cast<int>(gpus);
         if (v.contains("cpus"))
-            nt.cpus = static_cast<int>(jf::integer(v["cpus"], file, path + ".cpus", 0, std::numeric_limits<int>::max()));
+            nt.cpus =
+                static_cast<int>(jf::integer(v["cpus"], file, path + ".cpus", 0, std::numeric_limits<int>::max()));
         if (v.contains("mem_gb")) nt.mem_gb = jf::number(v["mem_gb"], file, path + ".mem_gb", 0);
         int pcie_gen = 3;
         if (v.contains("pcie_gen")) {
@@ -144,7 +147,8 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
         if (!v.contains("nodes")) jf::fail(file, path + ".nodes", "the number of nodes per rack (>= 1)");
         const long long nodes = jf::integer(v["nodes"], file, path + ".nodes", 1);
         const long long count = v.contains("count") ? jf::integer(v["count"], file, path + ".count", 1) : 1;
-        if (nodes > 1'000'000 || count > 1'000'000 / nodes) jf::fail(file, path, "at most 1,000,000 nodes per rack entry");
+        if (nodes > 1'000'000 || count > 1'000'000 / nodes)
+            jf::fail(file, path, "at most 1,000,000 nodes per rack entry");
         const auto pod = static_cast<std::uint32_t>(
             v.contains("pod") ? jf::integer(v["pod"], file, path + ".pod", 0, 1'000'000) : 0);
         std::string leaf_switch;
@@ -166,14 +170,13 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
 
     if (doc.contains("reference_gpu_type")) {
         auto idx = c.find_gpu_type(jf::string(doc["reference_gpu_type"], file, "reference_gpu_type"));
-        if (!idx) jf::fail(file, "reference_gpu_type", "the name of a GPU type in gpu_types", &doc["reference_gpu_type"]);
+        if (!idx)
+            jf::fail(file, "reference_gpu_type", "the name of a GPU type in gpu_types", &doc["reference_gpu_type"]);
         c.reference_gpu_type = *idx;
     }
     return c;
 }
 
-Cluster load_cluster(const std::string& path) {
-    return parse_cluster(jf::read_file(path), path);
-}
+Cluster load_cluster(const std::string& path) { return parse_cluster(jf::read_file(path), path); }
 
 }  // namespace dlsim

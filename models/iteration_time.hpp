@@ -20,9 +20,9 @@ struct RingLinks {
 
 /// How a model communicates (from its profile).
 struct CommModel {
-    double gradient_bytes = 0;  ///< S = params × bytes per element; 0: no communication (unknown size)
-    double gamma = 3;           ///< overlap: 1 = none (sum), → ∞ = perfect (max); 3 assumed for DDP
-    double bucket_bytes = 25e6; ///< gradients all-reduced in buckets: ⌈S / bucket⌉ collectives pay the latency
+    double gradient_bytes = 0;   ///< S = params × bytes per element; 0: no communication (unknown size)
+    double gamma = 3;            ///< overlap: 1 = none (sum), → ∞ = perfect (max); 3 assumed for DDP
+    double bucket_bytes = 25e6;  ///< gradients all-reduced in buckets: ⌈S / bucket⌉ collectives pay the latency
 };
 
 /// Ring all-reduce of S bytes over n ranks, NCCL's form: c·2(n−1)·α + 2(n−1)/n · S / B.

@@ -55,7 +55,11 @@ const char* contention_mode_names() {
 NetworkPerformance::NetworkPerformance(const Topology& topology, const RateModel& rates, std::vector<CommModel> models,
                                        NetworkOptions options, std::vector<std::optional<CommCalibration>> calibrated,
                                        std::vector<double> measured_intra)
-    : topo_(topology), rates_(rates), models_(std::move(models)), opt_(options), calibrated_(std::move(calibrated)),
+    : topo_(topology),
+      rates_(rates),
+      models_(std::move(models)),
+      opt_(options),
+      calibrated_(std::move(calibrated)),
       measured_intra_(std::move(measured_intra)),
       links_(topology.links().size()),
       count_(topology.num_vertices(), 0) {
@@ -119,7 +123,8 @@ void NetworkPerformance::shape(Job& job, const Allocation& a) const {
         if (s.gpus >= 2) {
             double bw = nt.intra.bytes_per_s;
             // GPUs are split evenly over the sockets; a ring over more than one socket's share crosses them.
-            if (nt.intra.sockets > 1 && s.gpus > nt.gpus / nt.intra.sockets) bw = std::min(bw, nt.intra.xsocket_bytes_per_s);
+            if (nt.intra.sockets > 1 && s.gpus > nt.gpus / nt.intra.sockets)
+                bw = std::min(bw, nt.intra.xsocket_bytes_per_s);
             job.intra = std::min(job.intra, nt.intra.eff * bw);
             job.alpha = std::max(job.alpha, nt.intra.latency_s);
         }
@@ -135,7 +140,8 @@ void NetworkPerformance::shape(Job& job, const Allocation& a) const {
     } else {
         // The ring in tree order enters and leaves every subtree once per channel: each node's NICs
         // carry its channels both ways, and so does the uplink of every switch below the common ancestor.
-        std::sort(ring_.begin(), ring_.end(), [&](VertexIdx x, VertexIdx y) { return topo_.order(x) < topo_.order(y); });
+        std::sort(ring_.begin(), ring_.end(),
+                  [&](VertexIdx x, VertexIdx y) { return topo_.order(x) < topo_.order(y); });
         const std::size_t n = ring_.size();
         for (std::size_t i = 0; i < n; ++i) {
             const NodeIdx from = ring_[i], to = ring_[(i + 1) % n];
@@ -541,8 +547,7 @@ double NetworkPerformance::predicted_rate(ModelIdx model, const Allocation& a) c
     // Against the current loads, as `duty` would rate it: every job already there keeps its duty cycle.
     const auto& links = topo_.links();
     double x = probe_.cap;
-    for (LinkIdx l : probe_.links)
-        x = std::min(x, links[l].bytes_per_s / (probe_.channels + links_[l].demand));
+    for (LinkIdx l : probe_.links) x = std::min(x, links[l].bytes_per_s / (probe_.channels + links_[l].demand));
     return rate_at(probe_, x, nullptr);
 }
 

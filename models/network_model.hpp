@@ -58,18 +58,18 @@ struct NetworkOptions {
 /// A job's network figures over its whole run (for its result record).
 struct JobNetworkRecord {
     std::uint32_t max_nodes = 0, max_racks = 0;  ///< the widest placement it held: nodes and racks spanned
-    double run_seconds = 0;        ///< time it held GPUs
-    double comm_seconds = 0;       ///< of which, communicating: ∫ T_comm / T_iter dt
-    double slowdown_seconds = 0;   ///< ∫ isolated rate / rate dt (÷ run_seconds = mean slowdown vs alone)
+    double run_seconds = 0;                      ///< time it held GPUs
+    double comm_seconds = 0;                     ///< of which, communicating: ∫ T_comm / T_iter dt
+    double slowdown_seconds = 0;  ///< ∫ isolated rate / rate dt (÷ run_seconds = mean slowdown vs alone)
 };
 
 struct NetworkSummary {
     std::string mode;
-    std::string busiest_tier;           ///< the tier whose links are the most used on average ("" if none)
+    std::string busiest_tier;             ///< the tier whose links are the most used on average ("" if none)
     double busiest_tier_utilization = 0;  ///< its links' mean utilisation over [origin, end]
     std::vector<std::pair<std::string, double>> tier_utilization;  ///< every tier with finite links
-    std::uint64_t rerates = 0;       ///< component solves
-    std::uint64_t jobs_rerated = 0;  ///< jobs whose rate those solves recomputed
+    std::uint64_t rerates = 0;                                     ///< component solves
+    std::uint64_t jobs_rerated = 0;                                ///< jobs whose rate those solves recomputed
     std::uint64_t full_solves = 0;
 };
 
@@ -118,21 +118,21 @@ private:
         double t_comp = 0;          // s per iteration of one GPU's local batch
         double intra = kUnlimited;  // η × slowest intra-node edge, bytes/s
         double nic_eff = 1;
-        double cap = kUnlimited;    // per-channel cap: one NIC's speed
-        double inter_fitted = 0;    // > 0: the calibrated inter-node bandwidth alone (bytes/s)
+        double cap = kUnlimited;  // per-channel cap: one NIC's speed
+        double inter_fitted = 0;  // > 0: the calibrated inter-node bandwidth alone (bytes/s)
         double alpha = 0;
         double x = 0, x_iso = 0, phi = 0, rate = 0, iso_rate = 0;
-        double intensity = 0;       // compute per communication (Crux's GPU intensity), for `priority`
-        std::vector<LinkIdx> links;         // finite links its ring crosses
-        std::vector<std::uint32_t> slots;   // its index in each link's resident list
-        std::uint32_t mark = 0, seen = 0;   // BFS epochs
-        std::uint32_t pos = 0;              // index in the component being solved
-        Time since = 0;                     // integrals are up to date until here
+        double intensity = 0;              // compute per communication (Crux's GPU intensity), for `priority`
+        std::vector<LinkIdx> links;        // finite links its ring crosses
+        std::vector<std::uint32_t> slots;  // its index in each link's resident list
+        std::uint32_t mark = 0, seen = 0;  // BFS epochs
+        std::uint32_t pos = 0;             // index in the component being solved
+        Time since = 0;                    // integrals are up to date until here
     };
     struct LinkState {
         std::vector<JobIdx> jobs;
-        double demand = 0;  // Σ channels × φ of its jobs (what a newcomer competes with under `duty`)
-        double load = 0;    // bytes/s carried on average: Σ channels × x × φ
+        double demand = 0;    // Σ channels × φ of its jobs (what a newcomer competes with under `duty`)
+        double load = 0;      // bytes/s carried on average: Σ channels × x × φ
         double integral = 0;  // ∫ load dt (byte)
         Time since = 0;
         std::uint32_t mark = 0;
@@ -183,7 +183,7 @@ private:
     std::vector<double> next_x_, next_phi_;
     std::vector<std::pair<double, LinkIdx>> heap_;  // maxmin: (fill level, link)
     std::vector<LinkIdx> dirty_;                    // maxmin: links whose fill level changed in this event
-    mutable std::vector<std::uint32_t> count_;  // per vertex: the job's nodes below it
+    mutable std::vector<std::uint32_t> count_;      // per vertex: the job's nodes below it
     mutable std::vector<VertexIdx> touched_, ring_;
     mutable Job probe_;
     std::vector<float> solve_micros_;

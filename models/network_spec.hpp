@@ -20,10 +20,10 @@ enum class IntraKind : std::uint8_t { Ideal, NvSwitch, NvLink, Pcie };
 
 struct IntraSpec {
     IntraKind kind = IntraKind::Ideal;
-    double bytes_per_s = kUnlimited;  ///< per GPU, one direction (`gbps_per_gpu`)
-    double latency_s = 0;             ///< per ring step (`lat_us`)
-    double eff = 1;                   ///< achievable fraction of bytes_per_s (`eff`)
-    int sockets = 1;                  ///< CPU sockets the GPUs are split over evenly (PCIe)
+    double bytes_per_s = kUnlimited;          ///< per GPU, one direction (`gbps_per_gpu`)
+    double latency_s = 0;                     ///< per ring step (`lat_us`)
+    double eff = 1;                           ///< achievable fraction of bytes_per_s (`eff`)
+    int sockets = 1;                          ///< CPU sockets the GPUs are split over evenly (PCIe)
     double xsocket_bytes_per_s = kUnlimited;  ///< the inter-socket link (`xsocket_gbps`)
 };
 
@@ -55,17 +55,17 @@ struct LinkOverride {
 /// A switch of the explicit form: a tree written out switch by switch; racks name their switch.
 struct SwitchSpec {
     std::string name;
-    std::string parent;  ///< empty: the root
-    double oversub = 1;  ///< downlink ÷ uplink capacity, as for a tier
+    std::string parent;              ///< empty: the root
+    double oversub = 1;              ///< downlink ÷ uplink capacity, as for a tier
     double uplink_bytes_per_s = -1;  ///< > 0: the uplink bundle's capacity, instead of oversub
     double latency_s = 0;
 };
 
 struct FabricSpec {
-    bool given = false;         ///< the spec has a `fabric` (else: one ideal switch above all nodes)
+    bool given = false;  ///< the spec has a `fabric` (else: one ideal switch above all nodes)
     bool rail_optimized = false;
-    int nodes_per_leaf_group = 0;  ///< > 0: a leaf switch holds this many consecutive nodes, not a rack
-    std::vector<TierSpec> tiers;   ///< bottom up; at most 3 (leaf, spine, core)
+    int nodes_per_leaf_group = 0;      ///< > 0: a leaf switch holds this many consecutive nodes, not a rack
+    std::vector<TierSpec> tiers;       ///< bottom up; at most 3 (leaf, spine, core)
     std::vector<SwitchSpec> switches;  ///< the explicit form (then `tiers` is empty)
     std::vector<LinkOverride> links;
 };

@@ -42,12 +42,15 @@ IntraSpec parse_intra(const jf::Json& v, int pcie_gen, const std::string& file, 
     IntraSpec s;
     // Defaults by kind (models/README.md): NVLink3 through NVSwitch 300 GB/s per GPU (η 0.70), V100
     // NVLink2 mesh 150 GB/s (η 0.75), PCIe x16 15.75/31.5/63 GB/s for gen 3/4/5 (η 0.80).
-    if (kind == "nvswitch") s = {IntraKind::NvSwitch, 2400 * kGbps, 1 * kUs, 0.70, 1, kUnlimited};
-    else if (kind == "nvlink") s = {IntraKind::NvLink, 1200 * kGbps, 1 * kUs, 0.75, 1, kUnlimited};
+    if (kind == "nvswitch")
+        s = {IntraKind::NvSwitch, 2400 * kGbps, 1 * kUs, 0.70, 1, kUnlimited};
+    else if (kind == "nvlink")
+        s = {IntraKind::NvLink, 1200 * kGbps, 1 * kUs, 0.75, 1, kUnlimited};
     else if (kind == "pcie") {
         const double gbs = pcie_gen == 5 ? 63 : pcie_gen == 4 ? 31.5 : 15.75;
         s = {IntraKind::Pcie, gbs * 1e9, 2 * kUs, 0.80, 1, kUnlimited};
-    } else jf::fail(file, path + ".kind", "one of nvswitch, nvlink, pcie", &v["kind"]);
+    } else
+        jf::fail(file, path + ".kind", "one of nvswitch, nvlink, pcie", &v["kind"]);
     if (v.contains("gbps_per_gpu")) s.bytes_per_s = gbps(v["gbps_per_gpu"], file, path + ".gbps_per_gpu");
     s.latency_s = optional_number(v, "lat_us", s.latency_s / kUs, 0, file, path) * kUs;
     s.eff = efficiency(v, "eff", s.eff, file, path);
@@ -82,13 +85,15 @@ FabricSpec parse_fabric(const jf::Json& doc, const std::string& file) {
                 jf::fail(file, "fabric.kind", "one of leaf_spine, fat_tree, clos, tree", &v["kind"]);
         }
         if (v.contains("rail_optimized")) {
-            if (!v["rail_optimized"].is_boolean()) jf::fail(file, "fabric.rail_optimized", "true or false", &v["rail_optimized"]);
+            if (!v["rail_optimized"].is_boolean())
+                jf::fail(file, "fabric.rail_optimized", "true or false", &v["rail_optimized"]);
             f.rail_optimized = v["rail_optimized"].get<bool>();
         }
         if (v.contains("nodes_per_leaf_group"))
             f.nodes_per_leaf_group = static_cast<int>(
                 jf::integer(v["nodes_per_leaf_group"], file, "fabric.nodes_per_leaf_group", 1, 1'000'000));
-        if (!v.contains("tiers")) jf::fail(file, "fabric.tiers", "an array of 1 to 3 tiers, bottom up (leaf, spine, core)");
+        if (!v.contains("tiers"))
+            jf::fail(file, "fabric.tiers", "an array of 1 to 3 tiers, bottom up (leaf, spine, core)");
         const auto& tiers = v["tiers"];
         if (!tiers.is_array() || tiers.empty() || tiers.size() > 3)
             jf::fail(file, "fabric.tiers", "an array of 1 to 3 tiers, bottom up (leaf, spine, core)", &tiers);
@@ -98,10 +103,14 @@ FabricSpec parse_fabric(const jf::Json& doc, const std::string& file) {
             jf::check_keys(t, file, path, {"name", "oversub", "lat_us"});
             TierSpec spec;
             spec.name = t.contains("name") ? jf::string(t["name"], file, path + ".name")
-                                           : std::string(i == 0 ? "leaf" : i == 1 ? "spine" : "core");
-            if (spec.name == "nic") jf::fail(file, path + ".name", "a name other than \"nic\" (the NIC links' tier)", &t["name"]);
+                                           : std::string(i == 0   ? "leaf"
+                                                         : i == 1 ? "spine"
+                                                                  : "core");
+            if (spec.name == "nic")
+                jf::fail(file, path + ".name", "a name other than \"nic\" (the NIC links' tier)", &t["name"]);
             spec.oversub = optional_number(t, "oversub", 1, 0, file, path);
-            if (!(spec.oversub >= 1)) jf::fail(file, path + ".oversub", "a ratio >= 1 (downlink : uplink capacity)", &t["oversub"]);
+            if (!(spec.oversub >= 1))
+                jf::fail(file, path + ".oversub", "a ratio >= 1 (downlink : uplink capacity)", &t["oversub"]);
             if (i == 0 && spec.oversub != 1)
                 jf::fail(file, path + ".oversub",
                          "1: links enter the leaf tier from the nodes' NICs (set nics and nic_gbps); put the leaf "
@@ -125,7 +134,8 @@ FabricSpec parse_fabric(const jf::Json& doc, const std::string& file) {
             spec.name = jf::string(s["name"], file, path + ".name");
             if (s.contains("parent")) spec.parent = jf::string(s["parent"], file, path + ".parent");
             spec.oversub = optional_number(s, "oversub", 1, 1, file, path);
-            if (s.contains("uplink_gbps")) spec.uplink_bytes_per_s = gbps(s["uplink_gbps"], file, path + ".uplink_gbps");
+            if (s.contains("uplink_gbps"))
+                spec.uplink_bytes_per_s = gbps(s["uplink_gbps"], file, path + ".uplink_gbps");
             spec.latency_s = optional_number(s, "lat_us", 0, 0, file, path) * kUs;
             f.switches.push_back(spec);
         }
@@ -139,7 +149,8 @@ FabricSpec parse_fabric(const jf::Json& doc, const std::string& file) {
             jf::check_keys(l, file, path, {"switch", "gbps", "lat_us"});
             LinkOverride o;
             if (!l.contains("switch"))
-                jf::fail(file, path + ".switch", "the switch whose uplink this sets, as \"<tier>:<index>\" or a switch name");
+                jf::fail(file, path + ".switch",
+                         "the switch whose uplink this sets, as \"<tier>:<index>\" or a switch name");
             o.name = jf::string(l["switch"], file, path + ".switch");
             if (l.contains("gbps")) o.bytes_per_s = gbps(l["gbps"], file, path + ".gbps");
             if (l.contains("lat_us")) o.latency_s = jf::number(l["lat_us"], file, path + ".lat_us", 0) * kUs;

@@ -14,9 +14,9 @@ namespace dlsim {
 
 struct ModelProfile {
     std::string name;
-    std::int64_t params = 0;          ///< parameter count; 0 = not given
-    int grad_bytes_per_param = 4;     ///< from grad_dtype: fp32 = 4, fp16/bf16 = 2
-    double mem_gb = 0;                ///< 0 = not given
+    std::int64_t params = 0;       ///< parameter count; 0 = not given
+    int grad_bytes_per_param = 4;  ///< from grad_dtype: fp32 = 4, fp16/bf16 = 2
+    double mem_gb = 0;             ///< 0 = not given
     /// Single-GPU iterations/s by lower-cased GPU type name, as written in the profile.
     std::map<std::string, double> throughput;
     /// Measured aggregate iterations/s on n GPUs, by lower-cased type then n (used by the network model).
@@ -25,8 +25,8 @@ struct ModelProfile {
     /// lower-cased type then the other model's name: {this model's, the other's}. A pair may be listed
     /// under either model (if under both, the two must mirror each other); see RateModel::pair.
     std::map<std::string, std::map<std::string, std::array<double, 2>>> pairs;
-    std::optional<double> gamma;      ///< compute/comm overlap in [1, 10], when the profile gives it
-    int local_bsz = 0;                ///< per-GPU batch `throughput` was measured at; 0 = not given
+    std::optional<double> gamma;  ///< compute/comm overlap in [1, 10], when the profile gives it
+    int local_bsz = 0;            ///< per-GPU batch `throughput` was measured at; 0 = not given
     /// Measured step times per placement (Pollux's placements.csv), in file order.
     std::vector<PlacementPoint> placements;
     /// The iteration-time model's free parameters fitted to `placements` at load time (models/calibration.hpp):

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
-#include <utility>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace dlsim {

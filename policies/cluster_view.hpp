@@ -3,10 +3,10 @@
 // Policies never reach into the engine; the engine implements this interface.
 #include "models/allocation.hpp"
 #include "models/base/sim_time.hpp"
-#include "models/performance_model.hpp"
-#include "models/restart_model.hpp"
 #include "models/cluster.hpp"
+#include "models/performance_model.hpp"
 #include "models/rate_model.hpp"
+#include "models/restart_model.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -40,14 +40,14 @@ struct JobInfo {
     // Its history.
     JobState state = JobState::Pending;
     Time first_start = kNever;
-    Time finish = kNever;           ///< actual finish once Finished; expected completion while Running (kNever
-                                    ///< while its rate is 0); kNever otherwise
-    Time attained = 0;              ///< wall-clock time it held GPUs in allocations that ended (µs)
-    std::uint32_t preemptions = 0;  ///< times it lost its GPUs before finishing (moves included)
-    std::uint32_t migrations = 0;   ///< of those, moves: it held GPUs again at the same instant
-    std::uint32_t restarts = 0;     ///< allocations that began with a restart charge (RestartModel cost > 0)
-    Time restart_time = 0;          ///< µs spent restarting; a restart cut short counts only up to the cut
-    double restart_gpu_seconds = 0; ///< the same times the GPUs held while restarting (GPU-seconds lost)
+    Time finish = kNever;            ///< actual finish once Finished; expected completion while Running (kNever
+                                     ///< while its rate is 0); kNever otherwise
+    Time attained = 0;               ///< wall-clock time it held GPUs in allocations that ended (µs)
+    std::uint32_t preemptions = 0;   ///< times it lost its GPUs before finishing (moves included)
+    std::uint32_t migrations = 0;    ///< of those, moves: it held GPUs again at the same instant
+    std::uint32_t restarts = 0;      ///< allocations that began with a restart charge (RestartModel cost > 0)
+    Time restart_time = 0;           ///< µs spent restarting; a restart cut short counts only up to the cut
+    double restart_gpu_seconds = 0;  ///< the same times the GPUs held while restarting (GPU-seconds lost)
     /// µs it spent packed (sharing its GPUs with another job, Decisions::pack) in packings that ended;
     /// whether and with whom it is packed now: ClusterView::allocation(j).partner.
     Time packed_time = 0;

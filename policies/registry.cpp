@@ -123,7 +123,8 @@ std::string check_value(const std::string& owner, const ParamSpec& spec, const s
             return canonical;
         }
         case ParamType::Text:
-        case ParamType::File: return v;
+        case ParamType::File:
+            return v;
     }
     return v;
 }
@@ -149,16 +150,17 @@ Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& sp
         if (spec == nullptr) {
             std::vector<std::string> names;
             for (const auto& s : specs) names.push_back(s.name);
-            throw InputError(fmt::format("{}: unknown parameter '{}' (valid: {})", owner, name,
-                                         names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+            throw InputError(
+                fmt::format("{}: unknown parameter '{}' (valid: {})", owner, name,
+                            names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
         }
         std::string canonical = check_value(owner, *spec, value);
         if (spec->range) {
             const double x = std::stod(canonical);
             if (!in_range(*spec->range, x)) {
                 const std::string range = to_string(*spec->range);
-                throw InputError(fmt::format("{}: parameter {}: expected {}{}{}, got {}", owner, name, spec->range->noun,
-                                             range[0] == '>' ? " " : " in ", range, canonical));
+                throw InputError(fmt::format("{}: parameter {}: expected {}{}{}, got {}", owner, name,
+                                             spec->range->noun, range[0] == '>' ? " " : " in ", range, canonical));
             }
         }
         p.values_[name] = {spec->type, std::move(canonical)};

@@ -43,7 +43,7 @@ struct ParamSpec {
     ParamType type;
     std::string default_value;
     std::string description;
-    std::vector<std::string> choices;  ///< for ParamType::Choice
+    std::vector<std::string> choices;      ///< for ParamType::Choice
     std::optional<ParamRange> range = {};  ///< for ParamType::Int and Double; none: any finite value
 };
 
@@ -72,15 +72,15 @@ private:
 };
 
 /// Checks raw k=v values against the specs (unknown names, bad values and values out of a spec's range
-/// are InputErrors naming `owner`, the parameter and what was expected) and fills in defaults. A relative File path is read
-/// relative to `files_dir` when that is not empty (the folder of the config file that gave it).
+/// are InputErrors naming `owner`, the parameter and what was expected) and fills in defaults. A relative File path is
+/// read relative to `files_dir` when that is not empty (the folder of the config file that gave it).
 Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& specs,
                       const std::map<std::string, std::string>& raw, const std::string& files_dir = "");
 
 /// What a factory may use besides its parameters: facts of the run that are not parameters of the
 /// policy or placer (so they are not echoed twice in the run identity, which holds them already).
 struct MakeContext {
-    std::uint64_t seed = 0;  ///< the run's seed: a random placer draws from Rng(seed, "placement")
+    std::uint64_t seed = 0;            ///< the run's seed: a random placer draws from Rng(seed, "placement")
     const Cluster* cluster = nullptr;  ///< the run's cluster (null where a factory is called without a run)
     /// The trace's users and VCs (names behind JobInfo::user, vc; null: none recorded), for the sharing
     /// policies' parameters that name them (drf weights, vc-quota quotas).
@@ -99,12 +99,13 @@ template <class T>
 class Factory {
 public:
     template <class F>
-        requires(!std::is_same_v<F, Factory> && std::is_invocable_v<const F&, const Params&, const MakeContext&>)
-    Factory(F f) : fn_(std::move(f)) {}  // implicit: entries are brace-initialised with a lambda
+    requires(!std::is_same_v<F, Factory> && std::is_invocable_v<const F&, const Params&, const MakeContext&>)
+        Factory(F f)
+        : fn_(std::move(f)) {}  // implicit: entries are brace-initialised with a lambda
     template <class F>
-        requires(!std::is_same_v<F, Factory> && !std::is_invocable_v<const F&, const Params&, const MakeContext&> &&
-                 std::is_invocable_v<const F&, const Params&>)
-    Factory(F f) : fn_([f = std::move(f)](const Params& p, const MakeContext&) { return f(p); }) {}
+    requires(!std::is_same_v<F, Factory> && !std::is_invocable_v<const F&, const Params&, const MakeContext&> &&
+             std::is_invocable_v<const F&, const Params&>) Factory(F f)
+        : fn_([f = std::move(f)](const Params& p, const MakeContext&) { return f(p); }) {}
     std::unique_ptr<T> operator()(const Params& p, const MakeContext& context = {}) const { return fn_(p, context); }
 
 private:

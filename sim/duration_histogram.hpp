@@ -13,7 +13,7 @@ namespace dlsim {
 class DurationHistogram {
 public:
     static constexpr int kBinsPerDecade = 20;
-    static constexpr double kLowest = 1e-8;  ///< s: the first bin holds everything up to here
+    static constexpr double kLowest = 1e-8;                ///< s: the first bin holds everything up to here
     static constexpr int kBins = 11 * kBinsPerDecade + 2;  ///< up to 1e3 s, then one bin for longer
 
     void add(double seconds) {
@@ -29,7 +29,8 @@ public:
     /// The q-th percentile (q in [0, 100]) by nearest rank, as the upper edge of its bin; 0 when empty.
     double percentile(double q) const {
         if (count_ == 0) return 0;
-        const auto rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q / 100.0 * static_cast<double>(count_))));
+        const auto rank =
+            std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q / 100.0 * static_cast<double>(count_))));
         std::uint64_t seen = 0;
         for (int b = 0; b < kBins; ++b) {
             seen += bins_[static_cast<std::size_t>(b)];

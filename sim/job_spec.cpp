@@ -15,11 +15,12 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                           const OriginalRate& original_rate) {
     ResolvedJobs out;
     out.jobs.reserve(trace.jobs.size());
-    std::map<StrId, ModelIdx> model_of;      // interned name -> profile index
-    std::map<StrId, GpuTypeMask> allowed_of; // interned "a|b" -> mask of cluster types
+    std::map<StrId, ModelIdx> model_of;             // interned name -> profile index
+    std::map<StrId, GpuTypeMask> allowed_of;        // interned "a|b" -> mask of cluster types
     std::map<StrId, std::uint32_t> user_of, vc_of;  // interned name -> dense id (Tenants)
     Tenants& tenants = out.tenants;
-    auto dense = [&](std::map<StrId, std::uint32_t>& ids, std::vector<std::string>& names, StrId name) -> std::uint32_t {
+    auto dense = [&](std::map<StrId, std::uint32_t>& ids, std::vector<std::string>& names,
+                     StrId name) -> std::uint32_t {
         if (name == 0 || trace.strings[name].empty()) return 0;
         auto [it, fresh] = ids.try_emplace(name, static_cast<std::uint32_t>(names.size()));
         if (fresh) names.push_back(trace.strings[name]);
@@ -30,7 +31,9 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
 
     for (std::uint32_t i = 0; i < trace.jobs.size(); ++i) {
         const JobRecord& r = trace.jobs[i];
-        auto where = [&](std::string_view column) { return fmt::format("{}:{}: column '{}'", trace.path, r.line, column); };
+        auto where = [&](std::string_view column) {
+            return fmt::format("{}:{}: column '{}'", trace.path, r.line, column);
+        };
         JobSpec s;
         s.submit = to_time(r.submit_time);
         s.num_gpus = r.num_gpus;
@@ -54,10 +57,11 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                     for (std::size_t k = 0; k < profiles.models.size() && k < 6; ++k)
                         known += (k ? "; " : "") + profiles.models[k].name;
                     if (profiles.models.size() > 6) known += "; ...";
-                    throw InputError(fmt::format("{}: model '{}' is not in the throughput profile (known: {}); add it "
-                                                 "to the profile, or give --unknown-models agnostic (run config "
-                                                 "\"unknown_models\": \"agnostic\") to run such jobs without a model",
-                                                 where("model"), trace.strings[r.model], known));
+                    throw InputError(
+                        fmt::format("{}: model '{}' is not in the throughput profile (known: {}); add it "
+                                    "to the profile, or give --unknown-models agnostic (run config "
+                                    "\"unknown_models\": \"agnostic\") to run such jobs without a model",
+                                    where("model"), trace.strings[r.model], known));
                 }
                 // Agnostic: the job runs as if it named no model (equally fast on every type).
                 it = model_of.emplace(r.model, m ? *m : kNoModel).first;
@@ -75,10 +79,12 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                 for (std::size_t start = 0;;) {
                     const std::size_t cut = list.find('|', start);
                     const std::string name = list.substr(start, cut == std::string::npos ? cut : cut - start);
-                    if (auto t = cluster.find_gpu_type(name)) mask |= GpuTypeMask{1} << *t;
+                    if (auto t = cluster.find_gpu_type(name))
+                        mask |= GpuTypeMask{1} << *t;
                     else if (!profiles.names_gpu_type(lower_ascii(name)))
-                        throw InputError(fmt::format("{}: GPU type '{}' is known neither to the cluster nor to the profile",
-                                                     where("allowed_gpu_types"), name));
+                        throw InputError(
+                            fmt::format("{}: GPU type '{}' is known neither to the cluster nor to the profile",
+                                        where("allowed_gpu_types"), name));
                     if (cut == std::string::npos) break;
                     start = cut + 1;
                 }
@@ -107,9 +113,10 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                 original = cluster.reference_gpu_type;
             }
             if (single <= 0)
-                throw InputError(fmt::format("{}: model '{}' has no throughput on {}, so its duration cannot be turned "
-                                             "into work (give gpu_type or work)",
-                                             where("gpu_type"), profiles.models[s.model].name, type_name));
+                throw InputError(
+                    fmt::format("{}: model '{}' has no throughput on {}, so its duration cannot be turned "
+                                "into work (give gpu_type or work)",
+                                where("gpu_type"), profiles.models[s.model].name, type_name));
             s.work = r.duration * s.num_gpus * single;
             // The measured mode rates n GPUs by the profile's measured point: the job did duration × that.
             const std::string& measured_on =
@@ -140,19 +147,21 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
         for (GpuTypeMask m = s.runnable; m != 0; m &= m - 1) {
             const auto t = static_cast<GpuTypeIdx>(std::countr_zero(m));
             if (!(s.work / rates.rate(s.model, t, s.min_gpus) <= 1e12))
-                throw InputError(fmt::format("{}: the job would run {:.3g} s on {}{}, more than the 1e12 s dlsim can "
-                                             "simulate", where(r.work > 0 ? "work" : "duration"),
-                                             s.work / rates.rate(s.model, t, s.min_gpus), cluster.gpu_types[t].name,
-                                             s.min_gpus < s.num_gpus
-                                                 ? fmt::format(" at its min_num_gpus ({})", s.min_gpus)
-                                                 : std::string()));
+                throw InputError(fmt::format(
+                    "{}: the job would run {:.3g} s on {}{}, more than the 1e12 s dlsim can "
+                    "simulate",
+                    where(r.work > 0 ? "work" : "duration"), s.work / rates.rate(s.model, t, s.min_gpus),
+                    cluster.gpu_types[t].name,
+                    s.min_gpus < s.num_gpus ? fmt::format(" at its min_num_gpus ({})", s.min_gpus) : std::string()));
         }
         if (s.runnable == 0) {
-            std::string why = can_run == 0
-                ? (s.model == kNoModel ? std::string("no GPU type it may use is in this cluster")
-                                       : fmt::format("model '{}' has no throughput on any GPU type of this cluster it may use",
-                                                     profiles.models[s.model].name))
-                : fmt::format("needs {} GPUs but the largest GPU type it may use has {}", s.num_gpus, widest);
+            std::string why =
+                can_run == 0
+                    ? (s.model == kNoModel
+                           ? std::string("no GPU type it may use is in this cluster")
+                           : fmt::format("model '{}' has no throughput on any GPU type of this cluster it may use",
+                                         profiles.models[s.model].name))
+                    : fmt::format("needs {} GPUs but the largest GPU type it may use has {}", s.num_gpus, widest);
             if (strict)
                 throw InputError(fmt::format("{}:{}: job '{}' can never run on this cluster (--strict): {}", trace.path,
                                              r.line, r.id, why));

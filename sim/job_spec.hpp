@@ -1,10 +1,10 @@
 #pragma once
 // Trace records resolved against the cluster and the profiles: work in iterations, model index,
 // the GPU types each job may run on, and whether it can ever run here (a job that cannot is rejected).
+#include "models/base/sim_time.hpp"
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"
-#include "models/base/sim_time.hpp"
 #include "policies/tenants.hpp"
 #include "traces/job_record.hpp"
 
@@ -18,21 +18,21 @@ namespace dlsim {
 
 struct JobSpec {
     Time submit = 0;
-    double work = 0;            ///< iterations
+    double work = 0;  ///< iterations
     ModelIdx model = kNoModel;
     int num_gpus = 1;
     int min_gpus = 1, max_gpus = 1;  ///< elastic range (trace columns min_num_gpus/max_num_gpus); both
                                      ///< equal num_gpus for a rigid job, which cannot be resized
-    GpuTypeMask runnable = 0;   ///< allowed, rate > 0, and enough GPUs of that type in the cluster
+    GpuTypeMask runnable = 0;        ///< allowed, rate > 0, and enough GPUs of that type in the cluster
     std::uint32_t user = 0, vc = 0;  ///< dense ids into ResolvedJobs::tenants (0 = none recorded)
     double weight = 1;               ///< the trace's priority when > 0 (JobInfo::weight), else 1
 };
 
 struct ResolvedJobs {
-    std::vector<JobSpec> jobs;                       ///< in trace order
-    std::map<std::uint32_t, std::string> rejected;   ///< job index -> why it can never run here
-    std::uint64_t agnostic_jobs = 0;                 ///< jobs whose model the profile lacks, run without one
-    Tenants tenants;                                 ///< the users' and VCs' names behind JobSpec::user, vc
+    std::vector<JobSpec> jobs;                      ///< in trace order
+    std::map<std::uint32_t, std::string> rejected;  ///< job index -> why it can never run here
+    std::uint64_t agnostic_jobs = 0;                ///< jobs whose model the profile lacks, run without one
+    Tenants tenants;                                ///< the users' and VCs' names behind JobSpec::user, vc
 };
 
 /// What to do with a job whose model the profile does not know (run config `unknown_models`).

@@ -25,8 +25,7 @@ namespace {
 /// Splits "A:B" at the colon; a missing colon is an InputError naming the flag.
 std::pair<std::string, std::string> split_range(const std::string& text, const char* flag, const char* what) {
     const auto colon = text.find(':');
-    if (colon == std::string::npos)
-        throw InputError(fmt::format("{}: expected {}, got '{}'", flag, what, text));
+    if (colon == std::string::npos) throw InputError(fmt::format("{}: expected {}, got '{}'", flag, what, text));
     return {text.substr(0, colon), text.substr(colon + 1)};
 }
 
@@ -61,9 +60,18 @@ MeasureWindow parse_measure_time(const std::string& text) {
 }
 
 Metrics::Metrics(const Cluster& cluster, std::size_t num_jobs, Time origin, std::size_t points)
-    : cluster_(cluster), types_(cluster.gpu_types.size()), width_(types_ + 2), origin_(origin), last_change_(origin),
-      busy_(types_, 0), busy_us_(types_, 0), points_(points), buckets_(points * width_, 0.0),
-      longest_type_(num_jobs, 0), longest_stint_(num_jobs, -1), lifetime_us_(num_jobs, 0) {}
+    : cluster_(cluster),
+      types_(cluster.gpu_types.size()),
+      width_(types_ + 2),
+      origin_(origin),
+      last_change_(origin),
+      busy_(types_, 0),
+      busy_us_(types_, 0),
+      points_(points),
+      buckets_(points * width_, 0.0),
+      longest_type_(num_jobs, 0),
+      longest_stint_(num_jobs, -1),
+      lifetime_us_(num_jobs, 0) {}
 
 void Metrics::advance(Time t) {
     if (t <= last_change_) return;
@@ -165,8 +173,8 @@ std::vector<double> Metrics::finish_time_fairness(std::span<const JobInfo> jobs,
     return rho;
 }
 
-void Metrics::on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from, Time from_since,
-                        const Allocation& to, Transition) {
+void Metrics::on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from, Time from_since, const Allocation& to,
+                        Transition) {
     advance(t);
     end_allocation(t, j, from, from_since);
     if (!to.packed()) busy_[to.gpu_type] += to.num_gpus();
@@ -195,20 +203,21 @@ std::vector<char> measured_mask(std::span<const JobInfo> jobs, const MeasureWind
     if (window.by != MeasureWindow::By::All && !jobs.empty() &&
         std::find(measured.begin(), measured.end(), 1) == measured.end()) {
         if (window.by == MeasureWindow::By::Jobs)
-            throw InputError(fmt::format("--measure-jobs {}:{} selects no job: the trace has only {} jobs (after its "
-                                         "filters), arrival indices 0 to {}",
-                                         window.first_job,
-                                         window.end_job == UINT64_MAX ? std::string() : std::to_string(window.end_job),
-                                         jobs.size(), jobs.size() - 1));
+            throw InputError(fmt::format(
+                "--measure-jobs {}:{} selects no job: the trace has only {} jobs (after its "
+                "filters), arrival indices 0 to {}",
+                window.first_job, window.end_job == UINT64_MAX ? std::string() : std::to_string(window.end_job),
+                jobs.size(), jobs.size() - 1));
         Time first = kNever, last = -kNever;
         for (const JobInfo& j : jobs) {
             first = std::min(first, j.submit);
             last = std::max(last, j.submit);
         }
-        throw InputError(fmt::format("--measure-time {}:{} selects no job: the trace's {} jobs are submitted from {} s "
-                                     "to {} s (after its filters)",
-                                     window.from, window.to < 0 ? std::string() : fmt::format("{}", window.to),
-                                     jobs.size(), to_seconds(first), to_seconds(last)));
+        throw InputError(
+            fmt::format("--measure-time {}:{} selects no job: the trace's {} jobs are submitted from {} s "
+                        "to {} s (after its filters)",
+                        window.from, window.to < 0 ? std::string() : fmt::format("{}", window.to), jobs.size(),
+                        to_seconds(first), to_seconds(last)));
     }
     return measured;
 }
@@ -274,7 +283,8 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
     auto groups = [&](const std::map<std::uint32_t, std::pair<std::uint64_t, double>>& by_id,
                       const std::vector<std::string>& names) {
         std::vector<GroupJct> out;
-        for (const auto& [id, acc] : by_id) out.push_back({names[id], acc.first, acc.second / static_cast<double>(acc.first)});
+        for (const auto& [id, acc] : by_id)
+            out.push_back({names[id], acc.first, acc.second / static_cast<double>(acc.first)});
         std::sort(out.begin(), out.end(), [](const GroupJct& a, const GroupJct& b) { return a.name < b.name; });
         return out;
     };

@@ -6,8 +6,8 @@
 // job the integral over its lifetime, so N̄_j is exact at O(1) per event.
 #include "models/cluster.hpp"
 #include "models/network_model.hpp"
-#include "sim/observer.hpp"
 #include "policies/tenants.hpp"
+#include "sim/observer.hpp"
 
 #include <cstdint>
 #include <map>
@@ -47,24 +47,24 @@ struct Summary {
     MeasureWindow measure;
     std::uint64_t measured_jobs = 0, measured_finished = 0;  ///< in the window (all jobs when By::All)
     double avg_jct = 0, p50_jct = 0, p95_jct = 0, p99_jct = 0, avg_queueing_delay = 0;  ///< s
-    double makespan = 0;                                                             ///< s
+    double makespan = 0;                                                                ///< s
     double gpu_utilization = 0;
     std::vector<std::pair<std::string, double>> gpu_utilization_by_type;  ///< in cluster order
-    std::uint64_t preemptions = 0;  ///< times a running job lost its GPUs before finishing (moves included)
-    std::uint64_t migrations = 0;   ///< of those, moves: the job ran again elsewhere at the same instant
+    std::uint64_t preemptions = 0;    ///< times a running job lost its GPUs before finishing (moves included)
+    std::uint64_t migrations = 0;     ///< of those, moves: the job ran again elsewhere at the same instant
     std::uint64_t agnostic_jobs = 0;  ///< jobs whose model the profile lacks, run model-agnostic (--unknown-models)
     std::uint64_t events = 0;
     /// The run ended once the window's jobs had finished (stop_after_measured) while others were still
     /// queued, running or not yet arrived; makespan and utilisation then end at that instant.
     bool stopped_early = false;
-    std::uint64_t restarts = 0;        ///< restarts charged (a restart model's cost > 0), all jobs
-    double restart_gpu_seconds = 0;    ///< GPU-seconds spent restarting (cut-short restarts: the part spent)
-    double packed_gpu_seconds = 0;     ///< GPU-seconds during which a GPU was shared by two packed jobs
+    std::uint64_t restarts = 0;      ///< restarts charged (a restart model's cost > 0), all jobs
+    double restart_gpu_seconds = 0;  ///< GPU-seconds spent restarting (cut-short restarts: the part spent)
+    double packed_gpu_seconds = 0;   ///< GPU-seconds during which a GPU was shared by two packed jobs
     /// Finish-time fairness ρ over the measured finished jobs (Themis's, as finish_time_fairness); 0 without rates.
     double ftf_rho_max = 0, ftf_rho_mean = 0, ftf_share_above_1 = 0;
-    double wait_threshold = 3600;               ///< s
+    double wait_threshold = 3600;                  ///< s
     std::uint64_t jobs_waited_over_threshold = 0;  ///< measured finished jobs with queueing delay > threshold
-    std::vector<GroupJct> by_vc, by_user;       ///< measured finished jobs by the trace's vc / user, name order
+    std::vector<GroupJct> by_vc, by_user;          ///< measured finished jobs by the trace's vc / user, name order
     std::vector<std::pair<std::string, double>> gpu_hours_by_type;  ///< busy GPU-hours, cluster order
     NetworkSummary network;  ///< the contention mode, link utilisation by tier, re-rates
 };
@@ -122,7 +122,7 @@ private:
 
     const Cluster& cluster_;
     std::size_t types_;
-    std::size_t width_;                  // values per bucket: busy by type, queued, running
+    std::size_t width_;  // values per bucket: busy by type, queued, running
     Time origin_, last_change_;
     int queued_ = 0, running_ = 0;
     std::vector<int> busy_;              // per type, now

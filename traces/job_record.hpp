@@ -28,20 +28,20 @@ private:
 enum class JobOutcome : std::uint8_t { Unknown, Completed, Failed, Killed };
 
 struct JobRecord {
-    std::string id;              ///< kept as given
-    double submit_time = 0;      ///< s from the trace start
+    std::string id;          ///< kept as given
+    double submit_time = 0;  ///< s from the trace start
     int num_gpus = 1;
     /// Elastic range (canonical columns min_num_gpus, max_num_gpus): 1 <= min <= num_gpus <= max.
     /// 0 = the column was absent or empty for this job; a job with neither is rigid.
     int min_num_gpus = 0, max_num_gpus = 0;
-    double duration = 0;         ///< s it ran in the original cluster
-    double work = 0;             ///< iterations; 0 = derive from duration
-    double gpu_fraction = 1;     ///< (0, 1]
+    double duration = 0;      ///< s it ran in the original cluster
+    double work = 0;          ///< iterations; 0 = derive from duration
+    double gpu_fraction = 1;  ///< (0, 1]
     double priority = 0;
     StrId model = 0, gpu_type = 0, allowed_gpu_types = 0;  ///< allowed: '|'-separated names
     StrId user = 0, vc = 0, status = 0;
     JobOutcome outcome = JobOutcome::Unknown;
-    std::uint32_t line = 0;      ///< line in the source file, for messages
+    std::uint32_t line = 0;  ///< line in the source file, for messages
 };
 
 /// What a reader did: rows read, kept, dropped and repaired, by reason.

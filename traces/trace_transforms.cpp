@@ -1,8 +1,8 @@
 #include "traces/trace_transforms.hpp"
 
 #include "models/base/input_error.hpp"
-#include "models/base/sim_time.hpp"
 #include "models/base/random.hpp"
+#include "models/base/sim_time.hpp"
 #include "traces/readers/row_parsing.hpp"
 
 #include <fmt/format.h>
@@ -20,8 +20,10 @@ bool TraceTransforms::identity() const {
 void parse_time_window(const std::string& text, TraceTransforms& t) {
     const auto colon = text.find(':');
     auto bad = [&] {
-        throw InputError(fmt::format("--time-window: expected START:END in seconds from the trace start "
-                                     "(either may be empty), got '{}'", text));
+        throw InputError(
+            fmt::format("--time-window: expected START:END in seconds from the trace start "
+                        "(either may be empty), got '{}'",
+                        text));
     };
     if (colon == std::string::npos) bad();
     const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
@@ -59,9 +61,10 @@ void rebase(Trace& trace) {
 void check_submit_times(const Trace& trace) {
     for (const auto& j : trace.jobs)
         if (!(j.submit_time >= 0 && j.submit_time <= kMaxInputSeconds))
-            throw InputError(fmt::format("{}:{}: job '{}' is submitted at {:.6g} s, expected a time in 0..1e12 s "
-                                         "(the range dlsim can simulate; check --time-unit)",
-                                         trace.path, j.line, j.id, j.submit_time));
+            throw InputError(
+                fmt::format("{}:{}: job '{}' is submitted at {:.6g} s, expected a time in 0..1e12 s "
+                            "(the range dlsim can simulate; check --time-unit)",
+                            trace.path, j.line, j.id, j.submit_time));
 }
 
 }  // namespace
@@ -70,15 +73,15 @@ void apply_transforms(Trace& trace, const TraceTransforms& t) {
     if (t.status != "all" && t.status != "completed")
         throw InputError(fmt::format("--status: expected all or completed, got '{}'", t.status));
     if (t.min_gpus < 0 || t.max_gpus < 0 || (t.max_gpus > 0 && t.max_gpus < t.min_gpus))
-        throw InputError(fmt::format("--min-gpus/--max-gpus: expected 0 <= min <= max, got {} and {}", t.min_gpus,
-                                     t.max_gpus));
+        throw InputError(
+            fmt::format("--min-gpus/--max-gpus: expected 0 <= min <= max, got {} and {}", t.min_gpus, t.max_gpus));
     if (!(t.load_scale > 0) || !std::isfinite(t.load_scale))
         throw InputError(fmt::format("--load-scale: expected a factor > 0, got {}", t.load_scale));
     if (!(t.resample_rate >= 0) || !std::isfinite(t.resample_rate))
         throw InputError(fmt::format("--resample-rate: expected jobs/hour >= 0, got {}", t.resample_rate));
     if (t.resample_jobs > kMaxResampledJobs)
-        throw InputError(fmt::format("--resample-jobs: expected at most {} jobs, got {}", kMaxResampledJobs,
-                                     t.resample_jobs));
+        throw InputError(
+            fmt::format("--resample-jobs: expected at most {} jobs, got {}", kMaxResampledJobs, t.resample_jobs));
     if (t.identity()) {
         check_submit_times(trace);
         return;
@@ -88,8 +91,10 @@ void apply_transforms(Trace& trace, const TraceTransforms& t) {
         const bool any_status = std::any_of(trace.jobs.begin(), trace.jobs.end(),
                                             [](const JobRecord& j) { return j.outcome != JobOutcome::Unknown; });
         if (!any_status)
-            throw InputError(fmt::format("--status completed: {} records no job status, so completed jobs cannot be "
-                                         "told apart (use --status all)", trace.path));
+            throw InputError(
+                fmt::format("--status completed: {} records no job status, so completed jobs cannot be "
+                            "told apart (use --status all)",
+                            trace.path));
         keep_if(trace, "status", [](const JobRecord& j) { return j.outcome == JobOutcome::Completed; });
     }
     if (t.min_gpus > 0) keep_if(trace, "gpus", [&](const JobRecord& j) { return j.num_gpus >= t.min_gpus; });
@@ -124,8 +129,7 @@ void apply_transforms(Trace& trace, const TraceTransforms& t) {
                 throw InputError(fmt::format(
                     "--resample-rate: {} jobs/hour puts arrival {} of {} at {:.3g} s, past the 1e12 s dlsim can "
                     "simulate; expected a rate of roughly {:.3g} jobs/hour or more for {} jobs",
-                    t.resample_rate, i + 1, n, now,
-                    static_cast<double>(n) * 3600.0 / kMaxInputSeconds, n));
+                    t.resample_rate, i + 1, n, now, static_cast<double>(n) * 3600.0 / kMaxInputSeconds, n));
             JobRecord j = trace.jobs[pick.below(trace.jobs.size())];
             j.id = fmt::format("{}@{}", j.id, i);
             j.submit_time = std::round(now * 1e6) / 1e6;
@@ -142,10 +146,10 @@ void apply_transforms(Trace& trace, const TraceTransforms& t) {
         const double first = trace.jobs.front().submit_time, span = trace.jobs.back().submit_time - first;
         const double last = first + span / t.load_scale;
         if (!(last <= kMaxInputSeconds))
-            throw InputError(fmt::format("--load-scale: {} stretches the trace's {:.6g} s of arrivals to {:.3g} s, "
-                                         "past the 1e12 s dlsim can simulate; expected a factor >= {:.3g}",
-                                         t.load_scale, span, last - first,
-                                         span / (kMaxInputSeconds - first)));
+            throw InputError(
+                fmt::format("--load-scale: {} stretches the trace's {:.6g} s of arrivals to {:.3g} s, "
+                            "past the 1e12 s dlsim can simulate; expected a factor >= {:.3g}",
+                            t.load_scale, span, last - first, span / (kMaxInputSeconds - first)));
         for (auto& j : trace.jobs) j.submit_time = first + (j.submit_time - first) / t.load_scale;
     }
     if (t.max_jobs > 0 && trace.jobs.size() > t.max_jobs) {

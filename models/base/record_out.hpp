@@ -40,7 +40,7 @@ public:
     }
     void put(char c) { *p_++ = c; }  ///< after need()
     void put(std::string_view s) {   ///< after need()
-        if (s.empty()) return;  // an empty view may have no data pointer at all
+        if (s.empty()) return;       // an empty view may have no data pointer at all
         std::memcpy(p_, s.data(), s.size());
         p_ += s.size();
     }

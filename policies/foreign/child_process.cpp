@@ -113,7 +113,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
         }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);   // dup2 clears close-on-exec on 0 and 1
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);  // dup2 clears close-on-exec on 0 and 1
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
@@ -121,7 +121,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
     sigemptyset(&none);
     sigemptyset(&pipe_only);
     sigaddset(&pipe_only, SIGPIPE);
-    posix_spawnattr_setsigmask(&attr, &none);       // the child starts with no signal blocked
+    posix_spawnattr_setsigmask(&attr, &none);          // the child starts with no signal blocked
     posix_spawnattr_setsigdefault(&attr, &pipe_only);  // and SIGPIPE at its default, even if dlsim ignores it
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     std::vector<char*> args;

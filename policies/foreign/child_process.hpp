@@ -2,12 +2,12 @@
 // A child process whose stdin and stdout are pipes to dlsim (its stderr is dlsim's): started without a
 // shell, written to and read from line by line under a deadline, so a child that stops reading or
 // answering can never hang the run, and always killed and reaped when dropped (no zombie).
-#include <chrono>
 #include <sched.h>
+#include <chrono>
 
+#include <sys/types.h>
 #include <string>
 #include <string_view>
-#include <sys/types.h>
 #include <vector>
 
 namespace dlsim {

@@ -43,8 +43,8 @@ struct JobDynamics {
     bool operator==(const JobDynamics&) const = default;
 
     static JobDynamics of(const JobInfo& j) {
-        return {j.state, j.first_start, j.finish, j.attained, j.preemptions, j.migrations, j.gpu_type, j.alloc_gpus,
-                j.rate, j.stint_start, j.progress_from, j.remaining};
+        return {j.state,    j.first_start, j.finish, j.attained,    j.preemptions,   j.migrations,
+                j.gpu_type, j.alloc_gpus,  j.rate,   j.stint_start, j.progress_from, j.remaining};
     }
 };
 
@@ -105,10 +105,14 @@ public:
     }
     bool key(string_t& k) override {
         if (where_ == Where::Top) {
-            if (k == "actions") member_ = Member::Actions;
-            else if (k == "next_call") member_ = Member::NextCall;
-            else if (k == "error") member_ = Member::Error;
-            else return fail(fmt::format("unknown member \"{}\" (expected actions, next_call, error)", k));
+            if (k == "actions")
+                member_ = Member::Actions;
+            else if (k == "next_call")
+                member_ = Member::NextCall;
+            else if (k == "error")
+                member_ = Member::Error;
+            else
+                return fail(fmt::format("unknown member \"{}\" (expected actions, next_call, error)", k));
             const auto bit = 1u << static_cast<int>(member_);
             if (members_ & bit) return fail(fmt::format("member \"{}\" twice", k));
             members_ |= bit;
@@ -118,9 +122,10 @@ public:
         for (field_ = 0; field_ < kFields; ++field_)
             if (k == kFieldNames[field_]) break;
         if (field_ == kFields)
-            return fail(fmt::format("action {}: unknown field \"{}\" (expected one of start, preempt, migrate, resize, "
-                                    "pack, with type, gpus, partner)",
-                                    action_index_, k));
+            return fail(
+                fmt::format("action {}: unknown field \"{}\" (expected one of start, preempt, migrate, resize, "
+                            "pack, with type, gpus, partner)",
+                            action_index_, k));
         if (present_ & (1u << field_)) return fail(fmt::format("action {}: field \"{}\" twice", action_index_, k));
         present_ |= 1u << field_;
         return true;
@@ -166,18 +171,21 @@ private:
     }
     bool unexpected(const char* what) {
         switch (where_) {
-            case Where::Start: return fail(fmt::format("expected an object, got {}", what));
+            case Where::Start:
+                return fail(fmt::format("expected an object, got {}", what));
             case Where::Top:
                 if (member_ == Member::Actions) return fail(fmt::format("actions: expected an array, got {}", what));
                 if (member_ == Member::NextCall)
                     return fail(fmt::format("next_call: expected microseconds (an integer) or null, got {}", what));
                 if (member_ == Member::Error) return fail(fmt::format("error: expected a string, got {}", what));
                 return fail(fmt::format("unexpected {}", what));
-            case Where::Actions: return fail(fmt::format("action {}: expected an object, got {}", action_index_, what));
+            case Where::Actions:
+                return fail(fmt::format("action {}: expected an object, got {}", action_index_, what));
             case Where::Action:
                 return fail(fmt::format("action {}: field \"{}\": expected a non-negative integer, got {}",
                                         action_index_, kFieldNames[field_], what));
-            case Where::End: return fail(fmt::format("unexpected {} after the reply", what));
+            case Where::End:
+                return fail(fmt::format("unexpected {} after the reply", what));
         }
         return false;
     }
@@ -225,12 +233,23 @@ private:
         const auto t = static_cast<GpuTypeIdx>(value_[Type]);
         const int n = static_cast<int>(value_[Gpus]);
         switch (kind) {
-            case Start: out_.start(j, t, n); break;
-            case Preempt: out_.preempt(j); break;
-            case Migrate: out_.migrate(j, t); break;
-            case Resize: out_.resize(j, n); break;
-            case Pack: out_.pack(j, value_[Partner]); break;
-            default: break;
+            case Start:
+                out_.start(j, t, n);
+                break;
+            case Preempt:
+                out_.preempt(j);
+                break;
+            case Migrate:
+                out_.migrate(j, t);
+                break;
+            case Resize:
+                out_.resize(j, n);
+                break;
+            case Pack:
+                out_.pack(j, value_[Partner]);
+                break;
+            default:
+                break;
         }
         return true;
     }
@@ -258,8 +277,9 @@ class PipePolicy final : public Policy {
 public:
     PipePolicy(std::string name, const std::vector<std::string>& argv, double timeout_seconds,
                const std::map<std::string, std::string>& child_params, const MakeContext& context)
-        : name_(std::move(name)), timeout_(std::chrono::duration_cast<ChildProcess::Clock::duration>(
-                                          std::chrono::duration<double>(timeout_seconds))),
+        : name_(std::move(name)),
+          timeout_(std::chrono::duration_cast<ChildProcess::Clock::duration>(
+              std::chrono::duration<double>(timeout_seconds))),
           timeout_seconds_(timeout_seconds) {
         if (context.cluster == nullptr)
             throw InternalError("policy " + name_ + ": made without a cluster (the pipe needs the run's context)");
@@ -280,8 +300,9 @@ public:
     ~PipePolicy() override {
         // A child that ends cleanly exits when its input closes; one that does not is killed. Either way it
         // is reaped here, on success and while an error unwinds alike.
-        if (child_) child_->finish(std::min<std::chrono::milliseconds>(
-                        std::chrono::duration_cast<std::chrono::milliseconds>(timeout_), std::chrono::seconds(5)));
+        if (child_)
+            child_->finish(std::min<std::chrono::milliseconds>(
+                std::chrono::duration_cast<std::chrono::milliseconds>(timeout_), std::chrono::seconds(5)));
     }
 
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override {
@@ -335,8 +356,8 @@ private:
         Json hello = {{"protocol", kProtocol}, {"policy", name_}, {"params", params}, {"num_jobs", num_jobs_}};
         Json types = Json::array(), nodes = Json::array();
         for (std::size_t t = 0; t < cluster.gpu_types.size(); ++t)
-            types.push_back({{"name", cluster.gpu_types[t].name},
-                             {"gpus", cluster.gpus_of_type(static_cast<GpuTypeIdx>(t))}});
+            types.push_back(
+                {{"name", cluster.gpu_types[t].name}, {"gpus", cluster.gpus_of_type(static_cast<GpuTypeIdx>(t))}});
         for (const Node& n : cluster.nodes) nodes.push_back({n.gpu_type, n.gpus});
         hello["cluster"] = {{"types", types}, {"nodes", nodes}};
         // The rate table: single-GPU rates per (model, type), and in the measured mode the measured
@@ -455,13 +476,13 @@ private:
     std::unique_ptr<ChildProcess> child_;
     std::size_t num_jobs_ = 0, num_types_ = 0;
     std::uint32_t call_ = 0;
-    fmt::memory_buffer buf_;        // the message being written (reused)
-    std::string_view line_;         // the child's last line (in the child's read buffer)
-    std::vector<JobDynamics> sent_;  // per job: what the child was last sent
+    fmt::memory_buffer buf_;            // the message being written (reused)
+    std::string_view line_;             // the child's last line (in the child's read buffer)
+    std::vector<JobDynamics> sent_;     // per job: what the child was last sent
     std::vector<std::uint32_t> stamp_;  // per job: the call that last looked at it
-    std::vector<JobIdx> running_;   // the running list as of the last call
-    std::vector<JobIdx> acted_;     // the jobs the last call's actions named
-    std::vector<int> node_free_;    // per node: free GPUs as last sent
+    std::vector<JobIdx> running_;       // the running list as of the last call
+    std::vector<JobIdx> acted_;         // the jobs the last call's actions named
+    std::vector<int> node_free_;        // per node: free GPUs as last sent
 };
 
 /// The path an argument names, if it names an existing regular file: the argument, or what precedes its
@@ -475,8 +496,7 @@ struct FileArgument {
 std::optional<FileArgument> file_argument(const std::string& word, const std::string& dir) {
     auto existing = [&](const std::string& path) -> std::optional<std::string> {
         if (path.empty()) return std::nullopt;
-        const std::string resolved =
-            dir.empty() || std::filesystem::path(path).is_absolute() ? path : dir + "/" + path;
+        const std::string resolved = dir.empty() || std::filesystem::path(path).is_absolute() ? path : dir + "/" + path;
         std::error_code ec;
         if (!std::filesystem::is_regular_file(resolved, ec)) return std::nullopt;
         return resolved;
@@ -512,8 +532,11 @@ RegistryEntry<Policy> pipe_policy_entry(const std::string& name, const std::stri
         specs.push_back({key, ParamType::Text, "", "passed to the child", {}});
         child_keys.push_back(key);
     }
-    specs.push_back({kTimeoutParam, ParamType::Double, "60",
-                     "seconds the child may take to answer one call (then it is killed and the run fails)", {},
+    specs.push_back({kTimeoutParam,
+                     ParamType::Double,
+                     "60",
+                     "seconds the child may take to answer one call (then it is killed and the run fails)",
+                     {},
                      ParamRange{.lo = 0, .hi = 1e6, .lo_open = true, .noun = "seconds"}});
     // Arguments that name files join the run identity with their content (File parameters exec_arg<i>), so
     // a sweep does not reuse a result computed by an older version of the policy. The program itself counts
@@ -522,19 +545,21 @@ RegistryEntry<Policy> pipe_policy_entry(const std::string& name, const std::stri
         if (i == 0 && argv[0].find('/') == std::string::npos) continue;  // looked up in PATH
         const auto file = file_argument(argv[i], params_dir);
         if (!file) continue;
-        specs.push_back({fmt::format("{}arg{}", kOwnPrefix, i), ParamType::File, file->path,
-                         "a file the command names (its sha256 is part of the run's identity)", {}});
+        specs.push_back({fmt::format("{}arg{}", kOwnPrefix, i),
+                         ParamType::File,
+                         file->path,
+                         "a file the command names (its sha256 is part of the run's identity)",
+                         {}});
         argv[i] = file->resolved + file->suffix;
     }
-    RegistryEntry<Policy> entry{name,
-                                "a policy run as a child process over the pipe protocol (policies/foreign/PIPE_PROTOCOL.md)",
-                                specs, [name, argv, child_keys](const Params& p, const MakeContext& context) {
-                                    const double timeout = p.get_double(kTimeoutParam);
-                                    std::map<std::string, std::string> params;
-                                    for (const std::string& k : child_keys) params[k] = p.get(k);
-                                    return std::unique_ptr<Policy>(
-                                        std::make_unique<PipePolicy>(name, argv, timeout, params, context));
-                                }};
+    RegistryEntry<Policy> entry{
+        name, "a policy run as a child process over the pipe protocol (policies/foreign/PIPE_PROTOCOL.md)", specs,
+        [name, argv, child_keys](const Params& p, const MakeContext& context) {
+            const double timeout = p.get_double(kTimeoutParam);
+            std::map<std::string, std::string> params;
+            for (const std::string& k : child_keys) params[k] = p.get(k);
+            return std::unique_ptr<Policy>(std::make_unique<PipePolicy>(name, argv, timeout, params, context));
+        }};
     return entry;
 }
 

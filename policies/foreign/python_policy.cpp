@@ -58,8 +58,9 @@ std::string describe(const py::error_already_set& e, const std::string& file, co
     if (e.matches(PyExc_SyntaxError)) {
         const py::object filename = e.value().attr("filename"), line = e.value().attr("lineno");
         if (!filename.is_none())
-            where = fmt::format("{}:{}: ", filename.cast<std::string>() == file ? shown : py::str(filename).cast<std::string>(),
-                                line.is_none() ? 0 : line.cast<long>());
+            where = fmt::format(
+                "{}:{}: ", filename.cast<std::string>() == file ? shown : py::str(filename).cast<std::string>(),
+                line.is_none() ? 0 : line.cast<long>());
     }
     const auto type = e.type().attr("__name__").cast<std::string>();
     const auto text = py::str(e.value()).cast<std::string>();
@@ -142,7 +143,8 @@ py::object load_class(const std::string& owner, const std::string& path, const s
     for (char& ch : module_name)
         if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
     const py::object spec = util.attr("spec_from_file_location")(module_name, file);
-    if (spec.is_none()) throw InputError(fmt::format("{}: {}: not a Python source file (expected FILE.py)", owner, path));
+    if (spec.is_none())
+        throw InputError(fmt::format("{}: {}: not a Python source file (expected FILE.py)", owner, path));
     const py::object module = util.attr("module_from_spec")(spec);
     // As `python FILE.py` would: the file's folder is importable (helpers next to the policy), and the
     // module is in sys.modules while it runs (dataclasses look it up there).
@@ -169,17 +171,18 @@ bool is_identifier(const std::string& s) {
 
 RegistryEntry<Policy> instance_entry(const std::string& name, const std::map<std::string, std::string>& raw_params) {
     if (!raw_params.empty())
-        throw InputError(fmt::format("policy {}: a policy object takes no parameters (give them to its constructor)",
-                                     name));
-    return {name, "a Python policy object given to dlsim.run", {}, [name](const Params&, const MakeContext& context) {
-                void* instance = current_instance;
-                if (instance == nullptr)
-                    throw InputError(fmt::format("policy {}: only dlsim.run(policy=<object>) runs a policy object", name));
-                py::gil_scoped_acquire gil;
-                auto object = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(instance));
-                return std::unique_ptr<Policy>(std::make_unique<PythonPolicy>(object, context.num_jobs,
-                                                                              "policy " + name, "", ""));
-            }};
+        throw InputError(
+            fmt::format("policy {}: a policy object takes no parameters (give them to its constructor)", name));
+    return {
+        name, "a Python policy object given to dlsim.run", {}, [name](const Params&, const MakeContext& context) {
+            void* instance = current_instance;
+            if (instance == nullptr)
+                throw InputError(fmt::format("policy {}: only dlsim.run(policy=<object>) runs a policy object", name));
+            py::gil_scoped_acquire gil;
+            auto object = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(instance));
+            return std::unique_ptr<Policy>(
+                std::make_unique<PythonPolicy>(object, context.num_jobs, "policy " + name, "", ""));
+        }};
 }
 
 }  // namespace
@@ -194,19 +197,21 @@ RegistryEntry<Policy> python_policy_entry(const std::string& name, const std::st
     const std::string file = colon == std::string::npos ? "" : spec.substr(0, colon);
     const std::string cls = colon == std::string::npos ? "" : spec.substr(colon + 1);
     if (file.empty() || !is_identifier(cls))
-        throw InputError(fmt::format("policy {}: expected py:FILE.py:CLASS (a Python file and the name of a "
-                                     "dlsim.Policy subclass in it)",
-                                     name));
+        throw InputError(
+            fmt::format("policy {}: expected py:FILE.py:CLASS (a Python file and the name of a "
+                        "dlsim.Policy subclass in it)",
+                        name));
     const std::string owner = "policy " + name;
     if (raw_params.contains("source"))
-        throw InputError(fmt::format("{}: parameter source is the policy's file (py:FILE.py:CLASS); give the class "
-                                     "another parameter name",
-                                     owner));
+        throw InputError(
+            fmt::format("{}: parameter source is the policy's file (py:FILE.py:CLASS); give the class "
+                        "another parameter name",
+                        owner));
     std::vector<ParamSpec> specs;
     for (const auto& [key, value] : raw_params)
         specs.push_back({key, ParamType::Text, "", fmt::format("passed to {}(**params)", cls), {}});
-    specs.push_back({"source", ParamType::File, file, "the policy's Python file (its sha256 is part of the run identity)",
-                     {}});
+    specs.push_back(
+        {"source", ParamType::File, file, "the policy's Python file (its sha256 is part of the run identity)", {}});
     return {name, "a Python policy (" + cls + " in " + file + ")", std::move(specs),
             [owner, cls](const Params& p, const MakeContext& context) {
                 ensure_interpreter();

@@ -74,9 +74,11 @@ void define_policy_api(py::module_& m) {
         if (state_names[i] == nullptr) state_names[i] = PyUnicode_InternFromString(names[i]);
 
     m.attr("NEVER") = py::int_(kNever);
-    m.def("seconds", [](Time us) { return to_seconds(us); }, py::arg("us"), "microseconds (int) -> seconds (float)");
-    m.def("micros", [](double s) { return to_time(s); }, py::arg("s"),
-          "seconds -> microseconds, rounded to nearest (the engine's to_time)");
+    m.def(
+        "seconds", [](Time us) { return to_seconds(us); }, py::arg("us"), "microseconds (int) -> seconds (float)");
+    m.def(
+        "micros", [](double s) { return to_time(s); }, py::arg("s"),
+        "seconds -> microseconds, rounded to nearest (the engine's to_time)");
 
     py::class_<PolicyBase>(m, "Policy",
                            "Base class of a Python policy: override decide(view, changes, decisions); __init__ "
@@ -103,11 +105,11 @@ void define_policy_api(py::module_& m) {
         .def_property_readonly("user", job_field(&JobInfo::user))
         .def_property_readonly("vc", job_field(&JobInfo::vc))
         .def_property_readonly("weight", job_field(&JobInfo::weight))
-        .def_property_readonly("state",
-                               [](const JobHandle& h) {
-                                   return py::reinterpret_borrow<py::str>(
-                                       state_names[static_cast<int>(h.info().state)]);
-                               })
+        .def_property_readonly(
+            "state",
+            [](const JobHandle& h) {
+                return py::reinterpret_borrow<py::str>(state_names[static_cast<int>(h.info().state)]);
+            })
         .def_property_readonly("first_start", job_field(&JobInfo::first_start))
         .def_property_readonly("finish", job_field(&JobInfo::finish))
         .def_property_readonly("attained", job_field(&JobInfo::attained))
@@ -119,8 +121,10 @@ void define_policy_api(py::module_& m) {
         .def_property_readonly("stint_start", job_field(&JobInfo::stint_start))
         .def_property_readonly("progress_from", job_field(&JobInfo::progress_from))
         .def_property_readonly("remaining", job_field(&JobInfo::remaining))
-        .def("remaining_at", [](const JobHandle& h, Time now) { return h.info().remaining_at(now); }, py::arg("now"))
-        .def("attained_at", [](const JobHandle& h, Time now) { return h.info().attained_at(now); }, py::arg("now"));
+        .def(
+            "remaining_at", [](const JobHandle& h, Time now) { return h.info().remaining_at(now); }, py::arg("now"))
+        .def(
+            "attained_at", [](const JobHandle& h, Time now) { return h.info().attained_at(now); }, py::arg("now"));
 
     py::class_<ViewHandle>(m, "View", "The read-only view of the cluster and jobs (valid only during the call)")
         .def_property_readonly("now", [](const ViewHandle& h) { return h.view().now(); })
@@ -131,38 +135,44 @@ void define_policy_api(py::module_& m) {
                                    for (const auto& t : h.view().cluster().gpu_types) out.append(py::str(t.name));
                                    return out;
                                })
-        .def("gpus_of_type", [](const ViewHandle& h, GpuTypeIdx t) { return h.view().cluster().gpus_of_type(h.type(t)); },
-             py::arg("t"))
-        .def("free_gpus", [](const ViewHandle& h, GpuTypeIdx t) { return h.view().free_gpus(h.type(t)); }, py::arg("t"))
-        .def("free_gpus_on",
-             [](const ViewHandle& h, NodeIdx node) {
-                 if (node >= h.view().cluster().nodes.size())
-                     throw py::index_error("dlsim: node " + std::to_string(node) + " does not exist");
-                 return h.view().free_gpus_on(node);
-             },
-             py::arg("node"))
-        .def("node_with_free",
-             [](const ViewHandle& h, GpuTypeIdx t, int k) -> py::object {
-                 if (k < 1) throw py::value_error("dlsim: node_with_free: k must be >= 1");
-                 const NodeIdx n = h.view().node_with_free(h.type(t), k);
-                 return n == kNoNode ? py::object(py::none()) : py::object(py::int_(n));
-             },
-             py::arg("t"), py::arg("k"))
+        .def(
+            "gpus_of_type",
+            [](const ViewHandle& h, GpuTypeIdx t) { return h.view().cluster().gpus_of_type(h.type(t)); }, py::arg("t"))
+        .def(
+            "free_gpus", [](const ViewHandle& h, GpuTypeIdx t) { return h.view().free_gpus(h.type(t)); }, py::arg("t"))
+        .def(
+            "free_gpus_on",
+            [](const ViewHandle& h, NodeIdx node) {
+                if (node >= h.view().cluster().nodes.size())
+                    throw py::index_error("dlsim: node " + std::to_string(node) + " does not exist");
+                return h.view().free_gpus_on(node);
+            },
+            py::arg("node"))
+        .def(
+            "node_with_free",
+            [](const ViewHandle& h, GpuTypeIdx t, int k) -> py::object {
+                if (k < 1) throw py::value_error("dlsim: node_with_free: k must be >= 1");
+                const NodeIdx n = h.view().node_with_free(h.type(t), k);
+                return n == kNoNode ? py::object(py::none()) : py::object(py::int_(n));
+            },
+            py::arg("t"), py::arg("k"))
         .def("running_jobs", [](const ViewHandle& h) { return to_list(h.view().running_jobs()); })
-        .def("rate",
-             [](const ViewHandle& h, ModelIdx model, GpuTypeIdx t, int n) {
-                 if (n < 1) throw py::value_error("dlsim: rate: n must be >= 1");
-                 return h.view().rates().rate(model, h.type(t), n);
-             },
-             py::arg("model"), py::arg("t"), py::arg("n"))
-        .def("job",
-             [](const ViewHandle& h, JobIdx j) {
-                 if (j >= active(h.state).num_jobs)
-                     throw py::index_error("dlsim: job " + std::to_string(j) + " does not exist (the run has " +
-                                           std::to_string(h.state->num_jobs) + " jobs)");
-                 return JobHandle{h.state, j};
-             },
-             py::arg("j"));
+        .def(
+            "rate",
+            [](const ViewHandle& h, ModelIdx model, GpuTypeIdx t, int n) {
+                if (n < 1) throw py::value_error("dlsim: rate: n must be >= 1");
+                return h.view().rates().rate(model, h.type(t), n);
+            },
+            py::arg("model"), py::arg("t"), py::arg("n"))
+        .def(
+            "job",
+            [](const ViewHandle& h, JobIdx j) {
+                if (j >= active(h.state).num_jobs)
+                    throw py::index_error("dlsim: job " + std::to_string(j) + " does not exist (the run has " +
+                                          std::to_string(h.state->num_jobs) + " jobs)");
+                return JobHandle{h.state, j};
+            },
+            py::arg("j"));
 
     py::class_<ChangesHandle>(m, "Changes", "What happened since the last call (job indices in event order)")
         .def_property_readonly("arrived", [](const ChangesHandle& h) { return to_list(h.changes().arrived); })
@@ -172,15 +182,20 @@ void define_policy_api(py::module_& m) {
         .def_property_readonly("timer", [](const ChangesHandle& h) { return h.changes().timer; });
 
     py::class_<DecisionsHandle>(m, "Decisions", "The call's answer; the engine checks every action")
-        .def("start", [](const DecisionsHandle& h, JobIdx j, GpuTypeIdx t, int n) { h.out().start(j, t, n); },
-             py::arg("j"), py::arg("t"), py::arg("n"))
-        .def("preempt", [](const DecisionsHandle& h, JobIdx j) { h.out().preempt(j); }, py::arg("j"))
-        .def("migrate", [](const DecisionsHandle& h, JobIdx j, GpuTypeIdx t) { h.out().migrate(j, t); }, py::arg("j"),
-             py::arg("t"))
-        .def("resize", [](const DecisionsHandle& h, JobIdx j, int n) { h.out().resize(j, n); }, py::arg("j"),
-             py::arg("n"))
-        .def("pack", [](const DecisionsHandle& h, JobIdx j, JobIdx partner) { h.out().pack(j, partner); },
-             py::arg("j"), py::arg("partner"))
+        .def(
+            "start", [](const DecisionsHandle& h, JobIdx j, GpuTypeIdx t, int n) { h.out().start(j, t, n); },
+            py::arg("j"), py::arg("t"), py::arg("n"))
+        .def(
+            "preempt", [](const DecisionsHandle& h, JobIdx j) { h.out().preempt(j); }, py::arg("j"))
+        .def(
+            "migrate", [](const DecisionsHandle& h, JobIdx j, GpuTypeIdx t) { h.out().migrate(j, t); }, py::arg("j"),
+            py::arg("t"))
+        .def(
+            "resize", [](const DecisionsHandle& h, JobIdx j, int n) { h.out().resize(j, n); }, py::arg("j"),
+            py::arg("n"))
+        .def(
+            "pack", [](const DecisionsHandle& h, JobIdx j, JobIdx partner) { h.out().pack(j, partner); }, py::arg("j"),
+            py::arg("partner"))
         .def_property(
             "next_call", [](const DecisionsHandle& h) { return h.out().next_call; },
             [](const DecisionsHandle& h, Time t) { h.out().next_call = t; });

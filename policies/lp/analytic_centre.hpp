@@ -125,9 +125,9 @@ class AnalyticCentre {
 public:
     struct Outcome {
         CentreStatus status = CentreStatus::NoInterior;
-        int newton_steps = 0;   ///< steps taken (the last, converged one included)
-        double decrement = 0;   ///< λ²/2 of the last step computed
-        double mixing = 0;      ///< θ of the mixing step (0: the start was strictly inside)
+        int newton_steps = 0;  ///< steps taken (the last, converged one included)
+        double decrement = 0;  ///< λ²/2 of the last step computed
+        double mixing = 0;     ///< θ of the mixing step (0: the start was strictly inside)
 
         bool ok() const { return status == CentreStatus::Converged; }
     };
@@ -154,22 +154,22 @@ private:
 
     CentreOptions options_;
     // Buffers, reused across calls.
-    std::vector<double> job_slack_;       // u_m
-    std::vector<double> floor_slack_;     // v_m (1 where no floor)
-    std::vector<double> type_slack_;      // s_t
-    std::vector<double> trial_type_slack_;  // scratch, T
-    std::vector<double> gradient_;        // r
-    std::vector<double> step_;            // Δ
-    std::vector<double> trial_;           // x + τΔ
-    std::vector<double> inverses_;        // per job, B_m^{-1} on its allowed types (T×T slot)
-    std::vector<double> factor_;          // scratch, T×T: one job's Cholesky factor
-    std::vector<double> lower_inverse_;   // scratch, T×T: its inverse
-    std::vector<double> inner_;           // per job, B_m^{-1}·r_m
+    std::vector<double> job_slack_;           // u_m
+    std::vector<double> floor_slack_;         // v_m (1 where no floor)
+    std::vector<double> type_slack_;          // s_t
+    std::vector<double> trial_type_slack_;    // scratch, T
+    std::vector<double> gradient_;            // r
+    std::vector<double> step_;                // Δ
+    std::vector<double> trial_;               // x + τΔ
+    std::vector<double> inverses_;            // per job, B_m^{-1} on its allowed types (T×T slot)
+    std::vector<double> factor_;              // scratch, T×T: one job's Cholesky factor
+    std::vector<double> lower_inverse_;       // scratch, T×T: its inverse
+    std::vector<double> inner_;               // per job, B_m^{-1}·r_m
     std::vector<std::size_t> allowed_types_;  // per job, its allowed types in order (T slot)
     std::vector<std::size_t> allowed_count_;
-    std::vector<double> capacity_matrix_; // K, then its Cholesky factor
-    std::vector<double> capacity_rhs_;    // C^T·B^{-1}·r, then w
-    std::vector<double> gang_total_;      // G_t = Σ_{m allowed on t} g_m (mixing step)
+    std::vector<double> capacity_matrix_;  // K, then its Cholesky factor
+    std::vector<double> capacity_rhs_;     // C^T·B^{-1}·r, then w
+    std::vector<double> gang_total_;       // G_t = Σ_{m allowed on t} g_m (mixing step)
 };
 
 }  // namespace dlsim

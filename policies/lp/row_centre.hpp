@@ -28,8 +28,8 @@ namespace dlsim {
 /// The rows in CSR form, built row by row: add() the entries of a row, then end_row(rhs).
 struct RowCentreProblem {
     std::size_t variables = 0;
-    std::vector<double> rhs;              ///< per row
-    std::vector<std::size_t> row_start;   ///< rows + 1 offsets into the entries
+    std::vector<double> rhs;             ///< per row
+    std::vector<std::size_t> row_start;  ///< rows + 1 offsets into the entries
     std::vector<std::uint32_t> entry_variable;
     std::vector<double> entry_coef;
 
@@ -54,8 +54,8 @@ struct RowCentreProblem {
 class RowCentre {
 public:
     struct Outcome {
-        bool interior = false;  ///< false: no strictly feasible mix of x and the reference; x is unchanged
-        bool converged = false; ///< λ²/2 < 1e-10
+        bool interior = false;   ///< false: no strictly feasible mix of x and the reference; x is unchanged
+        bool converged = false;  ///< λ²/2 < 1e-10
         int newton_steps = 0;
     };
 

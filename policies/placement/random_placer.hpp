@@ -5,8 +5,8 @@
 // follows the multivariate hypergeometric law. The draws come from the run's own placement stream,
 // Rng(seed, "placement") (models/base/random.hpp), advanced by every placement of the run: the same seed
 // and the same run give the same placements, and no other random draw shifts them.
-#include "policies/policy.hpp"
 #include "models/base/random.hpp"
+#include "policies/policy.hpp"
 
 #include <cstdint>
 #include <vector>

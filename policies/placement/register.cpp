@@ -10,14 +10,18 @@
 namespace dlsim {
 
 void register_placers(PlacerRegistry& r) {
-    r.add({placer_choice_name(PlacerChoice::Consolidated), "fewest nodes (best fit), then fewest racks; ties to the lowest node id", {},
+    r.add({placer_choice_name(PlacerChoice::Consolidated),
+           "fewest nodes (best fit), then fewest racks; ties to the lowest node id",
+           {},
            [](const Params&) { return std::make_unique<ConsolidatedPlacer>(); }});
     r.add({placer_choice_name(PlacerChoice::Spread),
            "as many nodes and racks as possible: one GPU per node, round-robin over racks, ids in order; then "
            "again",
            {},
            [](const Params&) { return std::make_unique<SpreadPlacer>(); }});
-    r.add({"random", "a uniformly random set of free GPUs of the type, from the run seed's 'placement' stream", {},
+    r.add({"random",
+           "a uniformly random set of free GPUs of the type, from the run seed's 'placement' stream",
+           {},
            [](const Params&, const MakeContext& context) { return std::make_unique<RandomPlacer>(context.seed); }});
     r.add({placer_choice_name(PlacerChoice::StrictLocality),
            "Philly YARN-CS: one node (best fit) if the job fits one, else ceil(n/node size) entirely free nodes in "

@@ -7,14 +7,21 @@ namespace dlsim {
 
 DrfPolicy::DrfPolicy(TypeOrder order, DrfPrincipal per, bool demand_share, std::vector<double> weights, bool preempt,
                      double margin_s)
-    : order_(order), per_(per), demand_(demand_share), weights_(std::move(weights)), preempt_(preempt),
+    : order_(order),
+      per_(per),
+      demand_(demand_share),
+      weights_(std::move(weights)),
+      preempt_(preempt),
       displacement_(margin_s) {}
 
 std::uint32_t DrfPolicy::principal_of(const JobInfo& job, JobIdx j) const {
     switch (per_) {
-        case DrfPrincipal::Vc: return job.vc;
-        case DrfPrincipal::User: return job.user;
-        case DrfPrincipal::Job: break;
+        case DrfPrincipal::Vc:
+            return job.vc;
+        case DrfPrincipal::User:
+            return job.user;
+        case DrfPrincipal::Job:
+            break;
     }
     return j;
 }

@@ -12,14 +12,14 @@
 //   - preempt=true: when the lowest-share principal's head job cannot start, running jobs of principals
 //     that stay at or above it after the swap are evicted youngest first (latest start) until the job fits
 //     on one type: (held_p + g_j)/w_p <= (held_q − g_v)/w_q. To evict back, q would need to end at or below
-//     p again, which needs q strictly below p now: no back-and-forth. And a job is evicted only once its current stint has run at least its restart cost
-//     elsewhere plus `margin` (the rule of every preemptive policy: a preemption pays for its restart); the
-//     policy asks to be called when a younger victim becomes eligible.
+//     p again, which needs q strictly below p now: no back-and-forth. And a job is evicted only once its current stint
+//     has run at least its restart cost elsewhere plus `margin` (the rule of every preemptive policy: a preemption pays
+//     for its restart); the policy asks to be called when a younger victim becomes eligible.
 // Cost per call: O(changes × log n) bookkeeping, plus the SKIP walk over the queues of principals that
 // have nothing that fits while GPUs are free (as every SKIP walk), plus O(running × log running) when
 // preempt=true and a principal waits.
-#include "policies/queue/displacement_cost.hpp"
 #include "policies/policy.hpp"
+#include "policies/queue/displacement_cost.hpp"
 #include "policies/type_choice.hpp"
 
 #include <set>
@@ -40,9 +40,9 @@ public:
 private:
     static constexpr JobIdx kNoJob = UINT32_MAX;
     struct Principal {
-        int held = 0;                              // GPUs its running jobs hold (incl. this call's starts)
-        std::set<std::pair<Time, JobIdx>> queue;   // waiting jobs by (submit, trace order)
-        double key = 0;                            // its key in active_ while it waits
+        int held = 0;                             // GPUs its running jobs hold (incl. this call's starts)
+        std::set<std::pair<Time, JobIdx>> queue;  // waiting jobs by (submit, trace order)
+        double key = 0;                           // its key in active_ while it waits
     };
     std::uint32_t principal_of(const JobInfo& job, JobIdx j) const;
     Principal& principal(std::uint32_t p);
@@ -70,11 +70,11 @@ private:
     double total_gpus_ = 0;
     std::vector<Principal> principals_;
     std::set<std::pair<double, std::uint32_t>> active_;  // principals with waiting jobs, by (key, id)
-    std::vector<std::uint8_t> holding_;  // per job: 1 while this policy counts its GPUs for its principal
-    std::vector<int> available_;         // scratch: free GPUs per type in this call
+    std::vector<std::uint8_t> holding_;     // per job: 1 while this policy counts its GPUs for its principal
+    std::vector<int> available_;            // scratch: free GPUs per type in this call
     std::vector<JobIdx> victims_, by_age_;  // scratch for evictions
-    std::vector<int> room_;              // scratch: per type, GPUs free once its evictions are done
-    std::vector<std::uint32_t> evicted_; // per job: the eviction pass (call_) that evicted it
+    std::vector<int> room_;                 // scratch: per type, GPUs free once its evictions are done
+    std::vector<std::uint32_t> evicted_;    // per job: the eviction pass (call_) that evicted it
     std::uint32_t call_ = 0;
     Time next_call_ = kNever;
 };

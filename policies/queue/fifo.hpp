@@ -61,7 +61,7 @@ private:
     std::vector<JobIdx> partners_;  // this call's scratch: running jobs already given a partner
     std::deque<JobIdx> queue_;
     std::vector<std::pair<Time, int>> ends_;  // scratch: (estimated end, GPUs) of the running jobs of a type
-    std::vector<int> available_;  // per type, this call's scratch (no allocation per call)
+    std::vector<int> available_;              // per type, this call's scratch (no allocation per call)
 };
 
 }  // namespace dlsim

@@ -44,9 +44,11 @@ double ServiceDistribution::gittins(double a, double delta, bool compat) const {
     const std::size_t n = sample_.size();
     const auto i = static_cast<std::size_t>(std::upper_bound(sample_.begin(), sample_.end(), a) - sample_.begin());
     if (i == n) return 0;
-    const std::size_t k = std::isinf(delta) ? n
-        : static_cast<std::size_t>(std::upper_bound(sample_.begin() + static_cast<std::ptrdiff_t>(i), sample_.end(),
-                                                    a + delta) - sample_.begin());
+    const std::size_t k =
+        std::isinf(delta) ? n
+                          : static_cast<std::size_t>(std::upper_bound(sample_.begin() + static_cast<std::ptrdiff_t>(i),
+                                                                      sample_.end(), a + delta) -
+                                                     sample_.begin());
     if (k == i) return 0;
     const double done = prefix_[k] - prefix_[i] - (compat ? 0.0 : a * static_cast<double>(k - i));
     const double rest = k == n ? 0.0 : delta * static_cast<double>(n - k);

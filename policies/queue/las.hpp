@@ -19,8 +19,8 @@
 // full: the reference the fast path is tested against. Preset `blox-las`: service=wall (Blox's rounds of
 // 300 s count wall time).
 #include "policies/desired_state.hpp"
-#include "policies/queue/displacement_cost.hpp"
 #include "policies/policy.hpp"
+#include "policies/queue/displacement_cost.hpp"
 #include "policies/type_choice.hpp"
 
 #include "policies/queue/priority_walk.hpp"

@@ -23,19 +23,24 @@ QssfHistoryKey parse_qssf_history_key(const std::string& value) {
     throw InputError("parameter history_key: expected user+model+gpus, model+gpus or gpus, got '" + value + "'");
 }
 
-QssfPolicy::QssfPolicy(TypeOrder order, QssfEstimator estimator, QssfHistoryKey key, double prior_s,
-                       bool strict, bool lazy_priority, std::uint64_t seed)
+QssfPolicy::QssfPolicy(TypeOrder order, QssfEstimator estimator, QssfHistoryKey key, double prior_s, bool strict,
+                       bool lazy_priority, std::uint64_t seed)
     : order_(order), estimator_(estimator), prior_(prior_s), strict_(strict), lazy_(lazy_priority), noise_(seed) {
     // Richest key first; each later level drops a field, the last one keeps none (all finished jobs).
     switch (key) {
-    case QssfHistoryKey::UserModelGpus:
-        levels_ = {{true, true, true}, {false, true, true}, {false, true, false}, {false, false, true},
-                   {false, false, false}};
-        break;
-    case QssfHistoryKey::ModelGpus:
-        levels_ = {{false, true, true}, {false, true, false}, {false, false, true}, {false, false, false}};
-        break;
-    case QssfHistoryKey::Gpus: levels_ = {{false, false, true}, {false, false, false}}; break;
+        case QssfHistoryKey::UserModelGpus:
+            levels_ = {{true, true, true},
+                       {false, true, true},
+                       {false, true, false},
+                       {false, false, true},
+                       {false, false, false}};
+            break;
+        case QssfHistoryKey::ModelGpus:
+            levels_ = {{false, true, true}, {false, true, false}, {false, false, true}, {false, false, false}};
+            break;
+        case QssfHistoryKey::Gpus:
+            levels_ = {{false, false, true}, {false, false, false}};
+            break;
     }
 }
 
@@ -47,9 +52,12 @@ QssfPolicy::HistoryKey QssfPolicy::history_key(std::uint8_t level, const JobInfo
 double QssfPolicy::estimate(const ClusterView& view, JobIdx j) const {
     const JobInfo& job = view.job(j);
     switch (estimator_) {
-    case QssfEstimator::Oracle: return reference_duration(view, job) * job.num_gpus;
-    case QssfEstimator::HeliosNoise: return reference_duration(view, job) * (1 + noise_.error(j)) * job.num_gpus;
-    case QssfEstimator::History: break;
+        case QssfEstimator::Oracle:
+            return reference_duration(view, job) * job.num_gpus;
+        case QssfEstimator::HeliosNoise:
+            return reference_duration(view, job) * (1 + noise_.error(j)) * job.num_gpus;
+        case QssfEstimator::History:
+            break;
     }
     for (std::uint8_t level = 0; level < levels_.size(); ++level) {
         if (!applies(level, job)) continue;

@@ -12,9 +12,9 @@
 // bands.) Each job's u comes from its own sub-stream of the run seed's "policy/estimate-noise" stream,
 // keyed by the job's index: a job's draw does not depend on the order in which a policy asks, and a job gets
 // the same u under every policy of a run with the same seed (common random numbers when comparing policies).
+#include "models/base/random.hpp"
 #include "policies/cluster_view.hpp"
 #include "policies/type_choice.hpp"
-#include "models/base/random.hpp"
 
 #include <cstdint>
 
@@ -38,10 +38,14 @@ public:
         Rng rng(splitmix64(mix));
         const double band = rng.uniform();
         double lo = 10, hi = 100;
-        if (band < 0.1) lo = 0, hi = 0.1;
-        else if (band < 0.5) lo = 0.1, hi = 0.5;
-        else if (band < 0.7) lo = 0.5, hi = 1;
-        else if (band < 0.9) lo = 1, hi = 10;
+        if (band < 0.1)
+            lo = 0, hi = 0.1;
+        else if (band < 0.5)
+            lo = 0.1, hi = 0.5;
+        else if (band < 0.7)
+            lo = 0.5, hi = 1;
+        else if (band < 0.9)
+            lo = 1, hi = 10;
         const double magnitude = rng.uniform(lo, hi);
         return rng.uniform() < 0.5 ? -magnitude : magnitude;
     }

@@ -18,8 +18,8 @@
 // cost plus `margin` (× its GPUs for gpu_time). Keys are fixed per job (total, not remaining: that is
 // srtf), so running jobs are ranked afresh at each call in O(running × log running).
 #include "policies/desired_state.hpp"
-#include "policies/queue/displacement_cost.hpp"
 #include "policies/policy.hpp"
+#include "policies/queue/displacement_cost.hpp"
 #include "policies/type_choice.hpp"
 
 #include <set>

@@ -59,7 +59,8 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
     for (const auto& h : held_) entries += h.size();
     if (entries > 2 * view.running_jobs().size() + 64) {
         for (auto& h : held_) h.clear();
-        for (JobIdx j : view.running_jobs()) held_[view.job(j).gpu_type].push_back({key(view, j), view.job(j).stint_start});
+        for (JobIdx j : view.running_jobs())
+            held_[view.job(j).gpu_type].push_back({key(view, j), view.job(j).stint_start});
         for (auto& h : held_) std::make_heap(h.begin(), h.end());
     }
 
@@ -117,8 +118,8 @@ const SrtfPolicy::Held* SrtfPolicy::longest_on(const ClusterView& view, GpuTypeI
         const Held top = heap.front();
         const JobIdx j = std::get<2>(top.key);
         const JobInfo& job = view.job(j);
-        const bool stale = job.state != JobState::Running || job.gpu_type != t || job.stint_start != top.since ||
-                           touched(j);
+        const bool stale =
+            job.state != JobState::Running || job.gpu_type != t || job.stint_start != top.since || touched(j);
         std::pop_heap(heap.begin(), heap.end());
         heap.pop_back();
         if (stale) continue;

@@ -36,8 +36,8 @@
 // live ones). Walks stop once no waiting job can start or displace, and a gang size that failed to
 // displace is not tried again in the same call. Moving running jobs up scans them, but only on a
 // cluster with several types and idle GPUs.
-#include "policies/queue/displacement_cost.hpp"
 #include "policies/policy.hpp"
+#include "policies/queue/displacement_cost.hpp"
 #include "policies/type_choice.hpp"
 
 #include <map>
@@ -55,7 +55,11 @@ public:
     /// `up_ahead`: move_up=ahead (running jobs ranked ahead of every waiting job move up first).
     SrtfPolicy(TypeOrder order, bool migrate, double margin, bool gpu_weighted = false, Time tick = 0,
                bool up_ahead = false)
-        : order_(order), migrate_(migrate), displacement_(margin), gpu_weighted_(gpu_weighted), tick_(tick),
+        : order_(order),
+          migrate_(migrate),
+          displacement_(margin),
+          gpu_weighted_(gpu_weighted),
+          tick_(tick),
           up_ahead_(up_ahead) {}
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
 
@@ -106,24 +110,24 @@ private:
     std::size_t running_ = 0;              // running jobs after the last call (when to rebuild held_)
 
     // Scratch of one call (storage kept).
-    std::vector<int> free_;                   // GPUs per type free now, less what this call hands out
-    std::vector<std::uint32_t> touched_;      // per job: the call stamp at which it was moved or displaced
+    std::vector<int> free_;               // GPUs per type free now, less what this call hands out
+    std::vector<std::uint32_t> touched_;  // per job: the call stamp at which it was moved or displaced
     std::uint32_t stamp_ = 0;
     double longest_ = 0;
     bool longest_known_ = false;
-    std::vector<Held> chosen_;                // victims of one displacement
-    std::vector<Key> by_rank_;                // running jobs, shortest first (step 4)
-    std::vector<int> released_;               // per type: GPUs movers left (step 4, ahead)
-    std::map<int, int> unvisited_;            // waiting gangs not yet passed in this walk
+    std::vector<Held> chosen_;                                  // victims of one displacement
+    std::vector<Key> by_rank_;                                  // running jobs, shortest first (step 4)
+    std::vector<int> released_;                                 // per type: GPUs movers left (step 4, ahead)
+    std::map<int, int> unvisited_;                              // waiting gangs not yet passed in this walk
     std::vector<std::pair<int, GpuTypeMask>> cannot_displace_;  // (gang, types) that failed in this call
     struct Wish {
         JobIdx job;
         GpuTypeIdx gpu_type;
         int num_gpus;
     };
-    std::vector<JobIdx> preempt_;             // displaced and moving jobs, preempted first
-    std::vector<JobIdx> requeue_;             // of those, the ones that wait again
-    std::vector<Wish> starts_;                // then started, in priority order (moves too)
+    std::vector<JobIdx> preempt_;                       // displaced and moving jobs, preempted first
+    std::vector<JobIdx> requeue_;                       // of those, the ones that wait again
+    std::vector<Wish> starts_;                          // then started, in priority order (moves too)
     std::vector<std::pair<GpuTypeIdx, Held>> holding_;  // heap entries of this call's starts and moves
 };
 

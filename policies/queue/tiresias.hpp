@@ -111,11 +111,11 @@ private:
     std::uint64_t entries_ = 0;
     std::vector<State> states_;
     std::set<Key> waiting_;
-    std::set<Key> running_;                      // the jobs running after the last call
+    std::set<Key> running_;                        // the jobs running after the last call
     std::set<std::pair<Time, JobIdx>> crossings_;  // (crossing, job) of the running jobs not in the last queue
-    std::set<Late> late_;                        // timer=tiresias-sim: the running jobs not in the last queue
-    std::vector<Key> ranked_;                    // scratch: running jobs re-ranked (ranks_drift)
-    std::vector<int> capacity_;                  // scratch
+    std::set<Late> late_;                          // timer=tiresias-sim: the running jobs not in the last queue
+    std::vector<Key> ranked_;                      // scratch: running jobs re-ranked (ranks_drift)
+    std::vector<int> capacity_;                    // scratch
     std::vector<JobIdx> to_preempt_, promoted_, selected_;
     FreeGpuWalk<Key> fast_;
     DesiredState desired_;

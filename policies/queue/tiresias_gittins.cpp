@@ -5,11 +5,12 @@
 namespace dlsim {
 
 TiresiasGittinsPolicy::TiresiasGittinsPolicy(TypeOrder order, std::vector<double> thresholds, bool gpu_service,
-                                             double knob, double delta, bool compat, double margin_s,
-                                             bool full_walk)
+                                             double knob, double delta, bool compat, double margin_s, bool full_walk)
     : TiresiasPolicy(order, thresholds, gpu_service, knob, DemotionTimer::Exact, full_walk),
       distribution_(2 * thresholds.back()),
-      delta_(delta > 0 ? delta : compat ? kCompatDelta : 0),
+      delta_(delta > 0 ? delta
+             : compat  ? kCompatDelta
+                       : 0),
       compat_(compat),
       displacement_(margin_s) {}
 

@@ -92,12 +92,13 @@ std::vector<VcQuota> resolve_vc_quotas(const std::string& path, const Cluster& c
     if (hard)
         for (std::uint32_t v = 0; v < n; ++v) {
             const VcQuota& q = quotas[v];
-            const bool none = q.total == 0 || std::all_of(q.per_type.begin(), q.per_type.end(), [](int x) { return x == 0; });
+            const bool none =
+                q.total == 0 || std::all_of(q.per_type.begin(), q.per_type.end(), [](int x) { return x == 0; });
             if (none && tenants.vc_jobs[v] > 0)
-                throw InputError(fmt::format("policy vc-quota: quotas file {} gives VC {} no GPUs, so in mode=hard its "
-                                             "{} jobs could never run: give it a quota (\"{}\": GPUs) or use mode=borrow",
-                                             path, vc_label(tenants.vc_names[v]), tenants.vc_jobs[v],
-                                             tenants.vc_names[v]));
+                throw InputError(
+                    fmt::format("policy vc-quota: quotas file {} gives VC {} no GPUs, so in mode=hard its "
+                                "{} jobs could never run: give it a quota (\"{}\": GPUs) or use mode=borrow",
+                                path, vc_label(tenants.vc_names[v]), tenants.vc_jobs[v], tenants.vc_names[v]));
         }
     return quotas;
 }
@@ -303,10 +304,11 @@ void VcQuotaPolicy::decide(const ClusterView& view, const Changes& changes, Deci
             for (GpuTypeIdx t = 0; t < types; ++t)
                 fits |= ((job.runnable >> t) & 1) && std::min(vc.quota.per_type[t], vc.quota.total) >= job.num_gpus;
             if (!fits)
-                throw InputError(fmt::format("policy vc-quota: job #{} (trace order) of VC {} needs {} GPUs, more than "
-                                             "its VC's quota on any GPU type it may use, so in mode=hard it could "
-                                             "never run: raise the quota or use mode=borrow",
-                                             j, vc_label(vc_names_[job.vc]), job.num_gpus));
+                throw InputError(
+                    fmt::format("policy vc-quota: job #{} (trace order) of VC {} needs {} GPUs, more than "
+                                "its VC's quota on any GPU type it may use, so in mode=hard it could "
+                                "never run: raise the quota or use mode=borrow",
+                                j, vc_label(vc_names_[job.vc]), job.num_gpus));
         }
         enqueue(view, j);
     }

@@ -94,7 +94,7 @@ private:
     std::vector<std::uint32_t> freed_vcs_;              // VCs with Vc::freed set
     std::vector<int> available_, fit_;                  // scratch per type
     std::vector<std::tuple<Time, JobIdx, std::uint32_t>> heads_;  // scratch: (submit, job, VC) min-heap
-    std::vector<std::uint32_t> blocked_;                 // scratch: VCs whose head pass 1 could not start
+    std::vector<std::uint32_t> blocked_;                          // scratch: VCs whose head pass 1 could not start
     std::uint32_t call_ = 0;
 };
 

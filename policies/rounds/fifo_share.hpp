@@ -18,8 +18,8 @@
 //     needs (its count goes negative: more x = 1 on it than it holds, so the walk runs them in turn) and a
 //     type leaves the list only when its count hits 0 exactly, taking the drawn index's type out instead.
 //     In effect Gavel's `fifo` puts almost every job on "v100".
-#include "policies/rounds/share_source.hpp"
 #include "models/base/random.hpp"
+#include "policies/rounds/share_source.hpp"
 
 #include <cstdint>
 #include <utility>
@@ -49,12 +49,12 @@ private:
     Rng rng_;
     std::vector<std::int32_t> kept_type_;  // agnostic: per job key, the type it holds in X (kNone: none)
     std::vector<std::pair<Time, std::uint32_t>> allocated_;  // agnostic: (arrival, key) of the holders, in order
-    std::vector<std::int32_t> position_;   // scratch: per key, its input position (kNone: not in the input)
-    std::vector<std::uint32_t> queue_;     // scratch: input positions without a type, in arrival order
-    std::size_t head_ = 0;                 // scratch: the queue's head
-    std::vector<double> room_;             // scratch: GPUs per type not yet given out
-    std::vector<std::uint32_t> listed_;    // scratch: GavelCode's list of types with a free GPU
-    std::vector<std::uint32_t> fits_;      // scratch: indices (into the type list) of types with room
+    std::vector<std::int32_t> position_;  // scratch: per key, its input position (kNone: not in the input)
+    std::vector<std::uint32_t> queue_;    // scratch: input positions without a type, in arrival order
+    std::size_t head_ = 0;                // scratch: the queue's head
+    std::vector<double> room_;            // scratch: GPUs per type not yet given out
+    std::vector<std::uint32_t> listed_;   // scratch: GavelCode's list of types with a free GPU
+    std::vector<std::uint32_t> fits_;     // scratch: indices (into the type list) of types with room
     std::vector<double> x_;
 };
 

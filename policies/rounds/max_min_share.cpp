@@ -15,14 +15,15 @@ namespace {
 void check_input(const std::vector<MaxMinJob>& jobs, const std::vector<double>& capacities) {
     for (std::size_t t = 0; t < capacities.size(); ++t)
         if (!std::isfinite(capacities[t]) || capacities[t] < 0)
-            throw InternalError(fmt::format("max-min allocation: capacity of type {}: expected >= 0, got {}", t,
-                                            capacities[t]));
+            throw InternalError(
+                fmt::format("max-min allocation: capacity of type {}: expected >= 0, got {}", t, capacities[t]));
     for (std::size_t m = 0; m < jobs.size(); ++m) {
         const MaxMinJob& job = jobs[m];
         if (job.gang < 1 || !std::isfinite(job.weight) || job.weight <= 0 ||
             job.throughputs.size() != capacities.size())
-            throw InternalError(fmt::format("max-min allocation: job {}: gang {}, weight {}, {} throughputs for {} types",
-                                            m, job.gang, job.weight, job.throughputs.size(), capacities.size()));
+            throw InternalError(
+                fmt::format("max-min allocation: job {}: gang {}, weight {}, {} throughputs for {} types", m, job.gang,
+                            job.weight, job.throughputs.size(), capacities.size()));
         for (double throughput : job.throughputs)
             if (!std::isfinite(throughput) || throughput < 0)
                 throw InternalError(fmt::format("max-min allocation: job {}: throughput {}", m, throughput));
@@ -32,7 +33,7 @@ void check_input(const std::vector<MaxMinJob>& jobs, const std::vector<double>& 
 }  // namespace
 
 MaxMinShare solve_max_min_share(const std::vector<MaxMinJob>& jobs, const std::vector<double>& capacities,
-                                          ThroughputMode mode) {
+                                ThroughputMode mode) {
     check_input(jobs, capacities);
     const std::size_t types = capacities.size();
     MaxMinShare result;
@@ -102,7 +103,8 @@ MaxMinShare solve_max_min_share(const std::vector<MaxMinJob>& jobs, const std::v
     if (status != LpStatus::Optimal)
         throw InternalError(fmt::format("max-min allocation: phase 2 ended {}", to_string(status)));
     // Clamp the simplex's round-off below 0 (x >= 0 is a bound, so only -0 or tiny negatives occur).
-    for (std::size_t i = 0; i < column.size(); ++i) result.fractions[i] = std::max(0.0, program.column_value(column[i]));
+    for (std::size_t i = 0; i < column.size(); ++i)
+        result.fractions[i] = std::max(0.0, program.column_value(column[i]));
     return result;
 }
 

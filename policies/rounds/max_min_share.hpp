@@ -28,8 +28,8 @@ enum class ThroughputMode { Measured, Agnostic };
 
 struct MaxMinShare {
     std::size_t types = 0;
-    double z = 0.0;                  ///< z*, the phase-1 optimum (0 when no job can be served)
-    std::vector<double> fractions;   ///< x_{m,t}, job-major: fractions[m·types + t]
+    double z = 0.0;                 ///< z*, the phase-1 optimum (0 when no job can be served)
+    std::vector<double> fractions;  ///< x_{m,t}, job-major: fractions[m·types + t]
 
     double fraction(std::size_t job, std::size_t type) const { return fractions[job * types + type]; }
 };
@@ -38,6 +38,6 @@ struct MaxMinShare {
 /// Throws InternalError on malformed input (gang < 1, weight <= 0, negative or non-finite numbers, size
 /// mismatch) or when GLPK does not reach an optimum.
 MaxMinShare solve_max_min_share(const std::vector<MaxMinJob>& jobs, const std::vector<double>& capacities,
-                                          ThroughputMode mode);
+                                ThroughputMode mode);
 
 }  // namespace dlsim

@@ -268,8 +268,8 @@ void PackedRoundScheduler::walk(const ClusterView& view, bool waiting_only) {
         for (std::uint32_t u = 0; u < units_.size(); ++u) {
             const Unit& unit = units_[u];
             if (!unit.alive || !can_run(u, t)) continue;
-            if (waiting_only && (unit.b != kNoPartner || view.job(unit.a).state != JobState::Queued ||
-                                 skip_[unit.a] == call_stamp_))
+            if (waiting_only &&
+                (unit.b != kNoPartner || view.job(unit.a).state != JobState::Queued || skip_[unit.a] == call_stamp_))
                 continue;
             Time submit = view.job(unit.a).submit;
             if (unit.b != kNoPartner) submit = std::min(submit, view.job(unit.b).submit);
@@ -504,8 +504,8 @@ Time PackedRoundScheduler::compat_round(const ClusterView& view, Decisions& out)
         for (int k = 0; k < 2; ++k) {
             const JobIdx m = k == 0 ? unit.a : unit.b;
             if (m == kNoPartner) continue;
-            const Time finish = gavel_micro_task_end(now, rate(p.unit, p.type, k), view.job(m).remaining_at(now), tau,
-                                                     cycle_.round());
+            const Time finish =
+                gavel_micro_task_end(now, rate(p.unit, p.type, k), view.job(m).remaining_at(now), tau, cycle_.round());
             end = end == kNever ? finish : std::max(end, finish);
         }
     }

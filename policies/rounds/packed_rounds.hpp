@@ -26,8 +26,8 @@
 // an X gave it x > 0 (until a member leaves), so leftover GPUs go to singles. (2) When a packed member's
 // micro-task ends first, its partner runs on alone at its isolated rate until the round ends (Gavel's
 // partner does its ⌊P·τ⌋ steps and idles).
-#include "policies/rounds/packed_share.hpp"
 #include "policies/policy.hpp"
+#include "policies/rounds/packed_share.hpp"
 #include "policies/rounds/round_cycle.hpp"
 #include "policies/rounds/round_scheduler.hpp"
 #include "policies/rounds/round_shares.hpp"
@@ -124,7 +124,7 @@ private:
 
     std::vector<JobIdx> active_;  // ascending
     // Per job (by JobIdx).
-    std::vector<std::uint32_t> single_;             // its single unit
+    std::vector<std::uint32_t> single_;                 // its single unit
     std::vector<std::vector<std::uint32_t>> units_of_;  // every live unit containing it
     std::vector<Time> accounted_;
     std::vector<JobIdx> intended_partner_;  // whom the last round packed it with (kNoPartner: alone)

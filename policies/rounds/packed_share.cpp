@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 
 namespace dlsim {
 
@@ -51,8 +51,8 @@ struct PackedMaxMinShare::Problem {
     std::size_t types = 0;
     int z = 0;
     std::vector<int> capacity_row;
-    std::map<std::uint32_t, Job> jobs;                                   // by key
-    std::map<std::pair<std::uint32_t, std::uint32_t>, Pair> pairs;       // by the members' keys
+    std::map<std::uint32_t, Job> jobs;                              // by key
+    std::map<std::pair<std::uint32_t, std::uint32_t>, Pair> pairs;  // by the members' keys
     std::size_t live_columns = 0, dormant_columns = 0;
     std::vector<LpTerm> terms;
     std::vector<int> held;  // pair columns held at 0 for the first pass of phase 1 (sifting)
@@ -154,8 +154,9 @@ const PackedShare& PackedMaxMinShare::allocate(const PackedShareInput& in, std::
         std::fill(keep_.begin(), keep_.end(), 0);
         for (auto& list : of_job) {
             const std::size_t k = std::min(max_partners_, list.size());
-            std::partial_sort(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(k), list.end(),
-                              [&](std::uint32_t a, std::uint32_t b) { return best_[a] != best_[b] ? best_[a] > best_[b] : a < b; });
+            std::partial_sort(
+                list.begin(), list.begin() + static_cast<std::ptrdiff_t>(k), list.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return best_[a] != best_[b] ? best_[a] > best_[b] : a < b; });
             for (std::size_t i = 0; i < k; ++i) keep_[list[i]] = 1;
         }
     }
@@ -257,7 +258,8 @@ const PackedShare& PackedMaxMinShare::allocate(const PackedShareInput& in, std::
         for (std::size_t t = 0; t < types; ++t) lp.set_objective(job_of[m]->first_column + static_cast<int>(t), 0.0);
     for (std::size_t p = 0; p < pairs; ++p)
         if (pair_of[p])
-            for (std::size_t t = 0; t < types; ++t) lp.set_objective(pair_of[p]->first_column + static_cast<int>(t), 0.0);
+            for (std::size_t t = 0; t < types; ++t)
+                lp.set_objective(pair_of[p]->first_column + static_cast<int>(t), 0.0);
     // Sifting. Pricing thousands of pair columns is most of a pivot's cost (GLPK's steepest-edge update and
     // column choice), and most pairs stay at 0 call after call. So phase 1 runs first over the singles and the
     // pair columns in the basis, the other pairs held at 0 (GLPK leaves fixed columns out of its working LP),
@@ -302,7 +304,8 @@ const PackedShare& PackedMaxMinShare::allocate(const PackedShareInput& in, std::
         throw InternalError(fmt::format("packed allocation: phase 2 ended {}", to_string(status)));
     for (std::size_t m = 0; m < jobs; ++m)
         for (std::size_t t = 0; t < types; ++t)
-            result_.x_single[m * types + t] = std::max(0.0, lp.column_value(job_of[m]->first_column + static_cast<int>(t)));
+            result_.x_single[m * types + t] =
+                std::max(0.0, lp.column_value(job_of[m]->first_column + static_cast<int>(t)));
     for (std::size_t p = 0; p < pairs; ++p)
         if (pair_of[p])
             for (std::size_t t = 0; t < types; ++t)
@@ -371,7 +374,8 @@ void PackedMaxMinShare::move_to_centre(const PackedShareInput& in) {
         for (std::size_t t = 0; t < types; ++t)
             if (const std::int64_t v = column_of_[u * types + t]; v >= 0) {
                 face_x_[v] = x_of(u, t);
-                face_reference_[v] = std::min(0.5 / static_cast<double>(most), s.capacities[t] / (2 * gpus_of_type_[t]));
+                face_reference_[v] =
+                    std::min(0.5 / static_cast<double>(most), s.capacities[t] / (2 * gpus_of_type_[t]));
             }
     // Each job's pairs in pair order (counting sort), so a job's rows cost its own pairs, not a scan of all.
     pair_start_.assign(jobs + 1, 0);
@@ -440,7 +444,8 @@ const PackedShare& FifoPackedShare::allocate(const PackedShareInput& in, std::sp
     // Arrival order (ties: input order), as the FIFO allocation walks.
     order_.resize(jobs);
     for (std::uint32_t i = 0; i < jobs; ++i) order_[i] = i;
-    std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return submit[a] < submit[b]; });
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return submit[a] < submit[b]; });
     allocated_.clear();
     for (const std::uint32_t i : order_)
         if (type_of_[i] >= 0) allocated_.push_back(i);
@@ -448,7 +453,7 @@ const PackedShare& FifoPackedShare::allocate(const PackedShareInput& in, std::sp
 
     for (const std::uint32_t q : order_) {
         if (type_of_[q] != -1) continue;  // allocated, or packed already
-        if (head_taken) {  // Gavel's FIFO pass popped it and found no type: it is not packed either
+        if (head_taken) {                 // Gavel's FIFO pass popped it and found no type: it is not packed either
             head_taken = false;
             continue;
         }

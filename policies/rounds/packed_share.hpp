@@ -21,9 +21,9 @@
 //     Gavel lists every pair (its LP grows with M²).
 //   - x = 0 (upper bound) where a unit cannot run on a type (T = 0, or the pair was not measured there).
 //   - With the centre tie-break, the centre of the face over these columns, not over Gavel's every pair.
-#include "policies/rounds/share_source.hpp"
-#include "policies/rounds/share_lp.hpp"
 #include "policies/lp/row_centre.hpp"
+#include "policies/rounds/share_lp.hpp"
+#include "policies/rounds/share_source.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -23,14 +23,21 @@ namespace {
 
 /// The round mechanism's parameters (policies/rounds/round_scheduler.hpp), shared by the Gavel family.
 std::vector<ParamSpec> round_params() {
-    return {{"round", ParamType::Double, "360",
-             "seconds per round: full reassignment every round (default), Gavel's round length (compat)", {},
+    return {{"round",
+             ParamType::Double,
+             "360",
+             "seconds per round: full reassignment every round (default), Gavel's round length (compat)",
+             {},
              ParamRange{.lo = 1e-3, .hi = 1e9, .noun = "seconds"}},
-            {"gavel_compat", ParamType::Bool, "false",
+            {"gavel_compat",
+             ParamType::Bool,
+             "false",
              "Gavel's simulator's rounds: a round ends with its longest micro-task, arrivals and freed GPUs wait for "
              "it, X is recomputed only at a round start after reset_interval, leases and strided placement",
              {}},
-            {"reset_interval", ParamType::Double, "1920",
+            {"reset_interval",
+             ParamType::Double,
+             "1920",
              "seconds between resets of the time shares behind the priorities (Gavel's "
              "minimum_time_between_allocation_resets); with gavel_compat also the minimum time between allocation "
              "recomputations",
@@ -67,7 +74,10 @@ RegistryEntry<Policy> round_entry(
 /// A choice between a value for the default mode and one for the Gavel-compatible mode, with "auto" (the
 /// default) following the run's mode: tie_break, ftf_denominator, type_pick.
 ParamSpec mode_choice_param(std::string name, std::string plain, std::string compat_value, std::string description) {
-    return {std::move(name), ParamType::Choice, "auto", std::move(description),
+    return {std::move(name),
+            ParamType::Choice,
+            "auto",
+            std::move(description),
             {"auto", std::move(plain), std::move(compat_value)}};
 }
 
@@ -121,7 +131,9 @@ std::size_t reference_type_of(const Params& p, const MakeContext& context, const
 }
 
 ParamSpec reference_type_param() {
-    return {"reference_type", ParamType::Text, "",
+    return {"reference_type",
+            ParamType::Text,
+            "",
             "the GPU type whose throughput stands for every type (Gavel: v100); empty = the cluster's reference type",
             {}};
 }
@@ -162,19 +174,23 @@ std::function<std::unique_ptr<ShareSource>(const Params&, const MakeContext&, bo
                            lower_ascii(context.cluster->gpu_types[b].name);
                 });
         }
-        return std::make_unique<FifoShare>(perf, code ? FifoPick::GavelCode : FifoPick::Intended,
-                                                std::move(order), context.seed);
+        return std::make_unique<FifoShare>(perf, code ? FifoPick::GavelCode : FifoPick::Intended, std::move(order),
+                                           context.seed);
     };
 }
 
 /// Gavel's `_packed` form of a round policy (Gavel's policies/*_packed.py): parameter space_sharing (off: the
-/// plain entry) and `extra`; on, the packed round mechanism (policies/rounds/packed_rounds.hpp) over `packed`'s allocation.
+/// plain entry) and `extra`; on, the packed round mechanism (policies/rounds/packed_rounds.hpp) over `packed`'s
+/// allocation.
 RegistryEntry<Policy> with_space_sharing(
     RegistryEntry<Policy> entry, std::string rule, std::vector<ParamSpec> extra, bool fifo,
     std::function<std::unique_ptr<PackedShareSource>(const Params&, const MakeContext&)> packed) {
-    entry.params.push_back({"space_sharing", ParamType::Bool, "false",
+    entry.params.push_back({"space_sharing",
+                            ParamType::Bool,
+                            "false",
                             "Gavel's _packed policy: pairs of single-GPU jobs may share GPUs (Decisions::pack) at "
-                            "their measured pair rates (profile `pairs`), formed at round boundaries; " + rule,
+                            "their measured pair rates (profile `pairs`), formed at round boundaries; " +
+                                rule,
                             {}});
     for (ParamSpec& s : extra) entry.params.push_back(std::move(s));
     entry.make = [name = entry.name, plain = entry.make, fifo, packed](const Params& p, const MakeContext& context) {
@@ -196,7 +212,9 @@ void add_gavel_policies(PolicyRegistry& r) {
                     "realised in rounds; with space_sharing its max_min_fairness_packed",
                     {tie_break_param()}, true, false, lp_source(ShareObjective::MaxMinFairness, aware)),
         "X from the max-min LP with pair variables",
-        {{"max_partners", ParamType::Int, "16",
+        {{"max_partners",
+          ParamType::Int,
+          "16",
           "space_sharing: a pair is an LP column only if it is among the k best partners (normalised pair "
           "throughput sum) of one of its jobs; 0 = every pair whose sum exceeds 1 (Gavel; a cold solve then "
           "takes ~0.7 s at 150 jobs, k = 32 ~0.2 s with z* 0.5 % lower, k = 16 0.1 s and 2.4 % lower)",
@@ -233,7 +251,9 @@ void add_gavel_policies(PolicyRegistry& r) {
     r.add(round_entry("gavel-makespan",
                       "Gavel's min_total_duration_perf: minimum makespan (exact LP; Gavel's bisection with "
                       "makespan_bisection or gavel_compat), realised in rounds",
-                      {{"makespan_bisection", ParamType::Bool, "false",
+                      {{"makespan_bisection",
+                        ParamType::Bool,
+                        "false",
                         "Gavel's bisection on the makespan over [100, 1e6] s with factor 1.05 (up to 5 % above the "
                         "optimum); always on with gavel_compat",
                         {}},
@@ -243,24 +263,25 @@ void add_gavel_policies(PolicyRegistry& r) {
                                 [](ShareOptions& o, const Params& p, const MakeContext&, bool compat) {
                                     o.gavel_makespan_bisection = compat || p.get_bool("makespan_bisection");
                                 })));
-    r.add(round_entry("gavel-max-throughput",
-                      "Gavel's max_sum_throughput_perf: maximum sum of throughputs (raw steps/s as Gavel, or "
-                      "normalised), realised in rounds",
-                      {{"normalize", ParamType::Choice, "none",
-                        "none: raw iterations/s summed across models (Gavel); by_tprop: each job's divided by its "
-                        "T^prop",
-                        {"none", "by_tprop"}}},
-                      true, false,
-                      lp_source(ShareObjective::MaxThroughput, aware,
-                                [](ShareOptions& o, const Params& p, const MakeContext&, bool) {
-                                    o.normalize_throughput_sum = p.get("normalize") == "by_tprop";
-                                })));
+    r.add(round_entry(
+        "gavel-max-throughput",
+        "Gavel's max_sum_throughput_perf: maximum sum of throughputs (raw steps/s as Gavel, or "
+        "normalised), realised in rounds",
+        {{"normalize",
+          ParamType::Choice,
+          "none",
+          "none: raw iterations/s summed across models (Gavel); by_tprop: each job's divided by its "
+          "T^prop",
+          {"none", "by_tprop"}}},
+        true, false,
+        lp_source(ShareObjective::MaxThroughput, aware, [](ShareOptions& o, const Params& p, const MakeContext&, bool) {
+            o.normalize_throughput_sum = p.get("normalize") == "by_tprop";
+        })));
     r.add(round_entry("gavel-isolated",
                       "Gavel's isolated: every job an equal 1/M share of each type (the baseline of Gavel's two-run "
                       "finish-time fairness), realised in rounds with a shuffled type order",
-                      {}, false, false, [](const Params&, const MakeContext&, bool) {
-                          return std::make_unique<IsolatedShare>();
-                      }));
+                      {}, false, false,
+                      [](const Params&, const MakeContext&, bool) { return std::make_unique<IsolatedShare>(); }));
     r.add(with_space_sharing(
         round_entry("fifo-het",
                     "Gavel's fifo_perf: arrival order, each job x = 1 on the fastest type with room (strict), "
@@ -270,8 +291,8 @@ void add_gavel_policies(PolicyRegistry& r) {
         "above 1.5",
         {}, true, [](const Params& p, const MakeContext& context) {
             // Gavel's FIFOPolicyWithPacking: fifo_perf, then waiting jobs packed when the sum exceeds 1.5.
-            return std::unique_ptr<PackedShareSource>(std::make_unique<FifoPackedShare>(
-                fifo_source(true)(p, context, p.get_bool("gavel_compat")), 1.5));
+            return std::unique_ptr<PackedShareSource>(
+                std::make_unique<FifoPackedShare>(fifo_source(true)(p, context, p.get_bool("gavel_compat")), 1.5));
         }));
     r.add(round_entry("gavel-fifo",
                       "Gavel's fifo: arrival order, each job x = 1 on a seeded random type with room (strict), kept "
@@ -286,27 +307,33 @@ void register_round_policies(PolicyRegistry& r) {
            "finish-time-fair leases (Themis, NSDI'20, approximated): the ceil((1-f) M) most unfair "
            "jobs bid for free and expired-lease GPUs in a greedy auction (largest log rho improvement), the rest "
            "go by rho; no preemption within a lease",
-           {{"f", ParamType::Double, "0.8",
+           {{"f",
+             ParamType::Double,
+             "0.8",
              "fairness knob in [0, 1): the share 1 - f of jobs with the largest finish-time fairness rho is offered "
              "GPUs first (0: every job bids)",
              {},
              ParamRange{.lo = 0, .hi = 1, .hi_open = true}},
-            {"lease", ParamType::Double, "600",
+            {"lease",
+             ParamType::Double,
+             "600",
              "seconds a won allocation is held at least (> 0); it is auctioned at the next decision after that "
              "(arrivals, completions and every lease seconds)",
              {},
              ParamRange{.lo = 1e-6, .hi = 1e9, .noun = "seconds"}},
             margin_param("seconds: a job whose lease expired moves to another GPU type only when it finishes sooner "
                          "there by more than the restart cost plus this"),
-            {"payments", ParamType::Bool, "false",
+            {"payments",
+             ParamType::Bool,
+             "false",
              "the partial-allocation auction's hidden payment: an auction winner keeps its GPUs for the share "
              "prod v_j(with it) / v_j(without it) of the lease (v = 1/rho of the other bidders); the rest is "
              "auctioned when it ends",
              {}},
             full_walk_param()},
            [](const Params& p) {
-               return std::make_unique<ThemisPolicy>(p.get_double("f"), p.get_double("lease"), p.get_double("margin"), p.get_bool("payments"),
-                                                     p.get_bool("full_walk"));
+               return std::make_unique<ThemisPolicy>(p.get_double("f"), p.get_double("lease"), p.get_double("margin"),
+                                                     p.get_bool("payments"), p.get_bool("full_walk"));
            }});
     add_gavel_policies(r);
 }

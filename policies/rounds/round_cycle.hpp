@@ -12,8 +12,8 @@
 //   Time compat_round(const ClusterView&, Decisions&);    compat: walk, place, emit; the round's end (the end
 //                                                     of its longest micro-task), kNever if nothing placed
 #include "models/base/input_error.hpp"
-#include "policies/rounds/gavel_compat_round.hpp"
 #include "policies/policy.hpp"
+#include "policies/rounds/gavel_compat_round.hpp"
 #include "policies/rounds/round_shares.hpp"
 
 #include <string>

@@ -300,8 +300,8 @@ Time RoundScheduler::compat_round(const ClusterView& view, Decisions& out) {
         const JobInfo& job = view.job(p.job);
         if (job.state == JobState::Running && view.allocation(p.job).same_place(p.type, nodes)) ++stats_.lease_renewals;
         desired_.want(p.job, p.type, p.gpus, nodes);
-        const Time finish = gavel_micro_task_end(now, throughput_[cell(p.job, p.type)], job.remaining_at(now), tau,
-                                                 cycle_.round());
+        const Time finish =
+            gavel_micro_task_end(now, throughput_[cell(p.job, p.type)], job.remaining_at(now), tau, cycle_.round());
         end = end == kNever ? finish : std::max(end, finish);
     }
     desired_.emit(view, out);

@@ -46,12 +46,12 @@
 //
 // Cost: a call accounts the running jobs and arrivals, O(active); a walk sorts the active jobs per type,
 // O(active·types·log); the LP dominates. Vectors are reused, so a steady-state call allocates nothing.
-#include "policies/rounds/share_source.hpp"
+#include "models/base/random.hpp"
 #include "policies/desired_state.hpp"
 #include "policies/policy.hpp"
 #include "policies/rounds/round_cycle.hpp"
 #include "policies/rounds/round_shares.hpp"
-#include "models/base/random.hpp"
+#include "policies/rounds/share_source.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -61,11 +61,11 @@
 namespace dlsim {
 
 struct RoundOptions {
-    double round_s = 360;             ///< τ
-    bool gavel_compat = false;        ///< Gavel's simulator's rounds (see above)
-    double reset_interval_s = 1920;   ///< compat: minimum time between allocation resets
-    bool type_aware = true;           ///< fixed type order; false: shuffled per walk (agnostic policies)
-    bool fifo = false;                ///< Gavel's FIFO-named policies: compat passes over priority 0
+    double round_s = 360;            ///< τ
+    bool gavel_compat = false;       ///< Gavel's simulator's rounds (see above)
+    double reset_interval_s = 1920;  ///< compat: minimum time between allocation resets
+    bool type_aware = true;          ///< fixed type order; false: shuffled per walk (agnostic policies)
+    bool fifo = false;               ///< Gavel's FIFO-named policies: compat passes over priority 0
     std::uint64_t seed = 0;
 };
 
@@ -151,7 +151,7 @@ private:
     std::vector<std::uint32_t> skip_;    // the call number at which the job was declined
     std::uint32_t walk_stamp_ = 0, call_stamp_ = 0;
     // Per type.
-    std::vector<int> capacity_;       // scratch: GPUs left in a walk
+    std::vector<int> capacity_;  // scratch: GPUs left in a walk
     std::vector<GpuTypeIdx> type_order_;
     std::vector<std::vector<NodeIdx>> nodes_of_type_;
 
@@ -160,7 +160,7 @@ private:
     std::vector<Entry> entries_;
     std::vector<Pick> picks_;
     std::vector<std::uint32_t> pick_order_;
-    std::vector<int> plan_free_;  // compat: per node, GPUs not yet given out in this round
+    std::vector<int> plan_free_;            // compat: per node, GPUs not yet given out in this round
     std::vector<std::size_t> node_cursor_;  // compat: per type, the first of its nodes that may have GPUs left
     std::vector<NodeShare> nodes_;
     DesiredState desired_;

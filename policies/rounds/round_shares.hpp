@@ -94,8 +94,8 @@ private:
     std::size_t types_ = 0;
     double half_round_ = 0;
     std::vector<double> x_, received_, deficit_, entitled_;  // per cell (row·types + t)
-    std::vector<char> in_allocation_;                       // per row
-    std::vector<double> sum_;                               // per type: Σ received since the last reset
+    std::vector<char> in_allocation_;                        // per row
+    std::vector<double> sum_;                                // per type: Σ received since the last reset
     Time last_reset_ = 0;
     Time entitled_since_ = 0;
     bool reset_once_ = false;

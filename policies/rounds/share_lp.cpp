@@ -65,8 +65,8 @@ struct ShareLp::State {
     LinearProgram program{LpSense::Maximize};
     std::size_t types = 0;
     bool built = false;
-    AnalyticCentre centre;   // the centre tie-break's Newton solver (its buffers reused across calls)
-    CentreProblem face;      // its problem, rebuilt per call
+    AnalyticCentre centre;  // the centre tie-break's Newton solver (its buffers reused across calls)
+    CentreProblem face;     // its problem, rebuilt per call
     // Identical jobs of the face as one job with a multiplicity (AnalyticCentre's "Identical jobs"): the classes'
     // problem and start, each job's class, and the jobs in class order.
     CentreProblem classes;
@@ -83,22 +83,22 @@ struct ShareLp::State {
     // FTF bookkeeping per slot: I_m, and R and θ^iso of the last call.
     std::vector<double> slot_isolated_time, slot_previous_remaining, slot_previous_isolated_rate;
     std::vector<std::pair<std::uint32_t, int>> by_key;  // (key, slot), ascending key: the last call's jobs
-    double previous_rho = 0;                             // FTF ρ* of the last call (the next bracket's start)
-    std::vector<LpTerm> level_terms;                     // column 0's entries as last written
+    double previous_rho = 0;                            // FTF ρ* of the last call (the next bracket's start)
+    std::vector<LpTerm> level_terms;                    // column 0's entries as last written
     // Max-min: the phase-1 optimum's basis, put back after phase 2 so that the next call's phase 1 starts from
     // a basis that is optimal for its objective (z) up to the next call's changes, and re-solves by the dual
     // simplex in about as many pivots as rows changed (phase 2's basis is optimal for Σ c·x instead).
     LinearProgram::BasisSnapshot phase1_basis;
-    bool phase1_basis_back_ = false;  // the problem holds the last phase-1 optimum's basis
+    bool phase1_basis_back_ = false;   // the problem holds the last phase-1 optimum's basis
     bool coefficients_moved_ = false;  // a continuing job's coefficients or gang changed this call
 
     // Per-call scratch, input order (grown, never shrunk).
     std::vector<int> slot_of;
-    std::vector<double> rate;        // T'_{m,t} (the view's throughput; 0 where not allowed)
-    std::vector<double> row_coef;    // the objective row's x coefficient
-    std::vector<double> objective;   // x's objective coefficient in the final phase
-    std::vector<double> secondary;   // max-min phase 2's objective per column, for the skip test
-    std::vector<double> isolated;    // x^iso (FTF)
+    std::vector<double> rate;       // T'_{m,t} (the view's throughput; 0 where not allowed)
+    std::vector<double> row_coef;   // the objective row's x coefficient
+    std::vector<double> objective;  // x's objective coefficient in the final phase
+    std::vector<double> secondary;  // max-min phase 2's objective per column, for the skip test
+    std::vector<double> isolated;   // x^iso (FTF)
     std::vector<double> isolated_rate, duration, proportional;
     std::vector<char> active;
     std::vector<LpTerm> terms;
@@ -181,7 +181,8 @@ void ShareLp::State::check(const ShareInput& input) const {
         bad_input(fmt::format("{} throughputs for {} jobs x {} types", input.throughputs.size(), n, input.types()));
     for (std::size_t t = 0; t < input.types(); ++t)
         if (!finite_non_negative(input.capacities[t]))
-            bad_input(fmt::format("capacity of type {}: expected a finite number >= 0, got {}", t, input.capacities[t]));
+            bad_input(
+                fmt::format("capacity of type {}: expected a finite number >= 0, got {}", t, input.capacities[t]));
     if (options.view == ThroughputView::Agnostic && options.objective != ShareObjective::MaxMinFairness &&
         options.reference_type >= input.types() && n > 0)
         bad_input(fmt::format("reference type {} out of range ({} types)", options.reference_type, input.types()));
@@ -335,8 +336,8 @@ void ShareLp::State::match_slots(const ShareInput& input) {
             const auto s = static_cast<std::size_t>(slot);
             // I_m += (R_prev − R)/θ^iso_prev: steps done since the last call at the last call's isolated rate.
             if (slot_previous_isolated_rate[s] > 0)
-                slot_isolated_time[s] += (slot_previous_remaining[s] - input.jobs[i].remaining) /
-                                         slot_previous_isolated_rate[s];
+                slot_isolated_time[s] +=
+                    (slot_previous_remaining[s] - input.jobs[i].remaining) / slot_previous_isolated_rate[s];
         }
     }
     while (previous < by_key.size()) departed.push_back(by_key[previous++].second);
@@ -612,7 +613,8 @@ void ShareLp::State::move_to_centre(const ShareInput& input) {
                 for (std::size_t t = 0; t < types; ++t) face.floor_coeff[i * types + t] = rate[i * types + t];
                 rhs = job.remaining / result.objective;
                 break;
-            case ShareObjective::MaxThroughput: break;
+            case ShareObjective::MaxThroughput:
+                break;
         }
         if (!(rhs > 0) || !std::isfinite(rhs)) continue;
         face.floor_rhs[i] = rhs * (1 - centre_floor_slack);
@@ -730,8 +732,7 @@ void ShareLp::State::solve_max_min(const ShareInput& input) {
     }
     write_columns(input);
     set_level_column(input);
-    for (std::size_t i = 0; i < n; ++i)
-        program.set_row_bounds(objective_row(slot_of[i]), -inf, active[i] ? 0.0 : inf);
+    for (std::size_t i = 0; i < n; ++i) program.set_row_bounds(objective_row(slot_of[i]), -inf, active[i] ? 0.0 : inf);
     if (!any) return;  // z would be unbounded: nobody to be fair to
     if (reuse_previous()) return;
 
@@ -816,8 +817,7 @@ void ShareLp::State::solve_makespan(const ShareInput& input) {
                 objective[i * types + t] = rate[i * types + t] * level_scale / input.jobs[i].remaining;
     write_columns(input);
     set_level_column(input);
-    for (std::size_t i = 0; i < n; ++i)
-        program.set_row_bounds(objective_row(slot_of[i]), active[i] ? 0.0 : -inf, inf);
+    for (std::size_t i = 0; i < n; ++i) program.set_row_bounds(objective_row(slot_of[i]), active[i] ? 0.0 : -inf, inf);
     if (!any) return;
 
     if (!options.gavel_makespan_bisection) {
@@ -995,9 +995,7 @@ void ShareLp::State::solve_finish_time(const ShareInput& input) {
     read_x(input);
 }
 
-ShareLp::ShareLp(ShareOptions options) : state_(std::make_unique<State>()) {
-    state_->options = options;
-}
+ShareLp::ShareLp(ShareOptions options) : state_(std::make_unique<State>()) { state_->options = options; }
 ShareLp::~ShareLp() = default;
 ShareLp::ShareLp(ShareLp&&) noexcept = default;
 ShareLp& ShareLp::operator=(ShareLp&&) noexcept = default;
@@ -1022,10 +1020,18 @@ const ShareResult& ShareLp::solve(const ShareInput& input) {
     s.match_slots(input);
     s.compute_rates(input);
     switch (s.options.objective) {
-        case ShareObjective::MaxMinFairness: s.solve_max_min(input); break;
-        case ShareObjective::FinishTimeFairness: s.solve_finish_time(input); break;
-        case ShareObjective::Makespan: s.solve_makespan(input); break;
-        case ShareObjective::MaxThroughput: s.solve_throughput(input); break;
+        case ShareObjective::MaxMinFairness:
+            s.solve_max_min(input);
+            break;
+        case ShareObjective::FinishTimeFairness:
+            s.solve_finish_time(input);
+            break;
+        case ShareObjective::Makespan:
+            s.solve_makespan(input);
+            break;
+        case ShareObjective::MaxThroughput:
+            s.solve_throughput(input);
+            break;
     }
     s.previous_x = result.x;  // before the spread and clamp, which reapply to it
     s.previous_objective = result.objective;
@@ -1040,10 +1046,14 @@ const ShareResult& ShareLp::solve(const ShareInput& input) {
 
 std::string_view to_string(ShareObjective objective) {
     switch (objective) {
-        case ShareObjective::MaxMinFairness: return "max-min fairness";
-        case ShareObjective::FinishTimeFairness: return "finish-time fairness";
-        case ShareObjective::Makespan: return "makespan";
-        case ShareObjective::MaxThroughput: return "max throughput";
+        case ShareObjective::MaxMinFairness:
+            return "max-min fairness";
+        case ShareObjective::FinishTimeFairness:
+            return "finish-time fairness";
+        case ShareObjective::Makespan:
+            return "makespan";
+        case ShareObjective::MaxThroughput:
+            return "max throughput";
     }
     return "?";
 }

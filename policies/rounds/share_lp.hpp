@@ -3,9 +3,9 @@
 // object that lives across rounds:
 // the round mechanism (policies/round_scheduler) calls solve() with the jobs active now, and the object keeps
 // one GLPK problem whose rows and columns follow the jobs (an arrival takes a departed job's rows and columns
-// when there is one, otherwise new ones are appended; surplus departures lie dormant until reused or deleted in bulk; changed coefficients are
-// set in place) and re-solves it from the previous basis (max-min: from the last phase-1 optimum, by a capped
-// dual simplex; share_lp.cpp, solve_max_min). Cold solves happen only at the first call, when the
+// when there is one, otherwise new ones are appended; surplus departures lie dormant until reused or deleted in bulk;
+// changed coefficients are set in place) and re-solves it from the previous basis (max-min: from the last phase-1
+// optimum, by a capped dual simplex; share_lp.cpp, solve_max_min). Cold solves happen only at the first call, when the
 // basis is lost (GLPK finds it singular), when the number of types changes, or with warm_start = false.
 // A call that leaves the max-min or max-throughput LP unchanged (no arrival, departure, coefficient or capacity
 // change; remaining work and age do not enter them) returns the last answer without solving (lp_solves = 0).
@@ -71,8 +71,8 @@ struct ShareJob {
 };
 
 struct ShareInput {
-    std::vector<double> capacities;   ///< W_t, GPUs of each type
-    std::vector<ShareJob> jobs;  ///< ascending key
+    std::vector<double> capacities;  ///< W_t, GPUs of each type
+    std::vector<ShareJob> jobs;      ///< ascending key
     /// Job-major [i·types + t]: aggregate iterations/s of job i on g_i GPUs of type t; 0 = cannot run there.
     std::vector<double> throughputs;
 

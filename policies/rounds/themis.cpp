@@ -111,8 +111,8 @@ double ThemisPolicy::restart_on(const ClusterView& view, JobIdx j, GpuTypeIdx t,
     probe_.gpu_type = t;
     if (probe_.shares.empty()) probe_.shares.resize(1);  // once: the restart models read the GPU count
     probe_.shares[0] = {0, job.num_gpus, kWholeGpu};
-    const RestartContext context{j, job.model, from, probe_, from != nullptr || job.first_start != kNever,
-                                 from != nullptr};
+    const RestartContext context{
+        j, job.model, from, probe_, from != nullptr || job.first_start != kNever, from != nullptr};
     return to_seconds(view.restart_model().cost(context));
 }
 
@@ -148,7 +148,7 @@ bool ThemisPolicy::best_type(const ClusterView& view, JobIdx j, std::span<const 
 }
 
 ThemisPolicy::Standing ThemisPolicy::standing(const ClusterView& view, const RateModel& rates, Time now,
-                                               JobIdx j) const {
+                                              JobIdx j) const {
     const JobInfo& job = view.job(j);
     const Arrival& a = arrival_[j];
     const double age = to_seconds(now - job.submit);

@@ -1,26 +1,26 @@
 #include "sim/app/cli.hpp"
 
-#include "models/cluster.hpp"
-#include "models/network_model.hpp"
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
+#include "models/cluster.hpp"
+#include "models/network_model.hpp"
 #include "models/profile.hpp"
 #include "policies/registry.hpp"
-#include "traces/import/cluster_import.hpp"
 #include "sim/app/atomic_file.hpp"
 #include "sim/app/policy_source.hpp"
 #include "sim/app/progress.hpp"
 #include "sim/app/result_fields.hpp"
 #include "sim/app/run.hpp"
 #include "sim/app/sweep.hpp"
-#include "traces/readers/canonical_csv.hpp"
 #include "traces/generate/gavel_paper.hpp"
 #include "traces/generate/synthetic.hpp"
+#include "traces/import/cluster_import.hpp"
+#include "traces/readers/canonical_csv.hpp"
 #include "traces/readers/trace_format.hpp"
 #include "traces/trace_stats.hpp"
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -42,7 +42,8 @@ constexpr const char* kUsage =
     "  list       formats | networks | placers | policies | fields [--markdown]: the names each registry knows\n"
     "  validate   FILE: check a cluster, profile, trace or run-config file\n"
     "  sweep      SPEC.json: many runs over a grid, in parallel, resumable; 'sweep merge' joins Slurm shards\n"
-    "  trace      stats | convert | generate | cluster: describe, convert, synthesise traces; clusters from machine lists\n"
+    "  trace      stats | convert | generate | cluster: describe, convert, synthesise traces; clusters from machine "
+    "lists\n"
     "  --version  print the version\n"
     "Run 'dlsim <command> --help' for a command's options.\n";
 
@@ -85,12 +86,15 @@ void add_key_options(po::options_description& desc, KeyFilter filter) {
         if (!filter(k)) continue;
         const bool ranged = k.kind == KeyKind::Integer || k.kind == KeyKind::Number || k.kind == KeyKind::Choice;
         const std::string flag = flag_name(k), range = ranged ? expected_text(k) : "";
-        const std::string help = fmt::format("{} ({}default: {})", k.help, range.empty() ? "" : range + "; ", k.default_text);
+        const std::string help =
+            fmt::format("{} ({}default: {})", k.help, range.empty() ? "" : range + "; ", k.default_text);
         // A po::value<std::string> for every kind: numbers are parsed by the table, never wrapped by Boost.
-        if (k.kind == KeyKind::Bool) desc.add_options()(flag.c_str(), help.c_str());
+        if (k.kind == KeyKind::Bool)
+            desc.add_options()(flag.c_str(), help.c_str());
         else if (k.kind == KeyKind::List || k.kind == KeyKind::Params)
             desc.add_options()(flag.c_str(), po::value<std::vector<std::string>>()->composing(), help.c_str());
-        else desc.add_options()(flag.c_str(), po::value<std::string>(), help.c_str());
+        else
+            desc.add_options()(flag.c_str(), po::value<std::string>(), help.c_str());
     }
 }
 
@@ -101,11 +105,14 @@ void apply_key_options(const po::variables_map& vm, KeyFilter filter, RunConfig&
         if (!filter(k) || !vm.count(flag)) continue;
         if (k.excludes) {
             const std::string other = flag_name(*find_run_config_key(k.excludes));
-            if (vm.count(other)) throw InputError(fmt::format("--{} and --{}: give one of them, not both", flag, other));
+            if (vm.count(other))
+                throw InputError(fmt::format("--{} and --{}: give one of them, not both", flag, other));
         }
         std::vector<std::string> values;
-        if (k.kind == KeyKind::List || k.kind == KeyKind::Params) values = vm[flag].as<std::vector<std::string>>();
-        else if (k.kind != KeyKind::Bool) values.push_back(vm[flag].as<std::string>());
+        if (k.kind == KeyKind::List || k.kind == KeyKind::Params)
+            values = vm[flag].as<std::vector<std::string>>();
+        else if (k.kind != KeyKind::Bool)
+            values.push_back(vm[flag].as<std::string>());
         apply_flag(c, k, values);
     }
 }
@@ -153,8 +160,8 @@ void print_summary(const RunOutcome& o, const RunConfig& c, double wall) {
     fmt::print("dlsim {}: policy {} on {}\n", dlsim_version(), c.policy, c.cluster);
     fmt::print("  trace        {}\n", c.trace);
     // The summary rows come from the result field table; policy calls are a run figure, not a summary key.
-    for (const auto& [row, text] :
-         result_fields::console_lines(o.summary, {{"preemptions", fmt::format("policy calls {}", o.stats.policy_calls)}}))
+    for (const auto& [row, text] : result_fields::console_lines(
+             o.summary, {{"preemptions", fmt::format("policy calls {}", o.stats.policy_calls)}}))
         fmt::print("  {:<12} {}\n", row, text);
     fmt::print("  wall         {:.3f} s   peak RSS {:.0f} MiB\n", wall, peak_rss_mb());
     if (!c.out.empty()) fmt::print("  result       {}\n", c.out);
@@ -164,9 +171,10 @@ void print_summary(const RunOutcome& o, const RunConfig& c, double wall) {
 int cmd_run(int argc, char** argv) {
     RunConfig c = default_run_config();
     po::options_description desc("dlsim run options (defaults: the bundled trace, cluster and profile)");
-    desc.add_options()("help,h", "show this help")
-        ("config", po::value<std::string>(), "run config JSON: one key per flag below, with '_' for '-' (params: "
-                                             "an object; job_records: false for --no-job-records); flags override it");
+    desc.add_options()("help,h", "show this help")(
+        "config", po::value<std::string>(),
+        "run config JSON: one key per flag below, with '_' for '-' (params: "
+        "an object; job_records: false for --no-job-records); flags override it");
     add_key_options(desc, every_key);
     po::variables_map vm;
     if (!parse(argc, argv, desc, vm)) return 0;
@@ -185,8 +193,10 @@ int cmd_run(int argc, char** argv) {
     });
     progress.finish(outcome.summary.finished, "jobs finished");
     if (!outcome.rejected.empty())
-        fmt::print(stderr, "dlsim: {} jobs can never run on this cluster and were rejected (see their 'reason'; "
-                           "--strict makes this an error)\n", outcome.rejected.size());
+        fmt::print(stderr,
+                   "dlsim: {} jobs can never run on this cluster and were rejected (see their 'reason'; "
+                   "--strict makes this an error)\n",
+                   outcome.rejected.size());
     RunSelfProfile self;
     self.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     self.peak_rss_mb = peak_rss_mb();
@@ -199,13 +209,27 @@ void print_params(const std::vector<ParamSpec>& params) {
     for (const auto& p : params) {
         std::string kind;
         switch (p.type) {
-            case ParamType::Int: kind = "int"; break;
-            case ParamType::Double: kind = "number"; break;
-            case ParamType::Bool: kind = "bool"; break;
-            case ParamType::Choice: kind = fmt::format("{}", fmt::join(p.choices, "|")); break;
-            case ParamType::Numbers: kind = "numbers, comma-separated"; break;
-            case ParamType::Text: kind = "text"; break;
-            case ParamType::File: kind = "file"; break;
+            case ParamType::Int:
+                kind = "int";
+                break;
+            case ParamType::Double:
+                kind = "number";
+                break;
+            case ParamType::Bool:
+                kind = "bool";
+                break;
+            case ParamType::Choice:
+                kind = fmt::format("{}", fmt::join(p.choices, "|"));
+                break;
+            case ParamType::Numbers:
+                kind = "numbers, comma-separated";
+                break;
+            case ParamType::Text:
+                kind = "text";
+                break;
+            case ParamType::File:
+                kind = "file";
+                break;
         }
         if (p.range) kind += " " + to_string(*p.range);
         fmt::print("      {}={} ({}): {}\n", p.name, p.default_value, kind, p.description);
@@ -291,8 +315,8 @@ int cmd_list(int argc, char** argv) {
     } else if (what == "fields") {
         list_fields(markdown);
     } else {
-        throw InputError(fmt::format("list: unknown list '{}' (valid: formats, networks, placers, policies, fields)",
-                                     what));
+        throw InputError(
+            fmt::format("list: unknown list '{}' (valid: formats, networks, placers, policies, fields)", what));
     }
     return 0;
 }
@@ -336,8 +360,10 @@ int cmd_trace_read(const std::string& sub, int argc, char** argv) {
                                                 : "dlsim trace convert FILE --out F: write the canonical CSV");
     std::string json_out, out;
     desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "the trace");
-    if (sub == "stats") desc.add_options()("json", po::value<std::string>(&json_out), "also write the figures as JSON");
-    else desc.add_options()("out", po::value<std::string>(&out), "output CSV (default: stdout)");
+    if (sub == "stats")
+        desc.add_options()("json", po::value<std::string>(&json_out), "also write the figures as JSON");
+    else
+        desc.add_options()("out", po::value<std::string>(&out), "output CSV (default: stdout)");
     add_key_options(desc, trace_key);
     po::positional_options_description pos;
     pos.add("file", 1);
@@ -364,11 +390,11 @@ int cmd_trace_read(const std::string& sub, int argc, char** argv) {
 int cmd_trace_cluster(int argc, char** argv) {
     po::options_description desc("dlsim trace cluster FILE: a cluster spec from a published machine list");
     std::string format, out;
-    desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "the machine list")
-        ("format", po::value<std::string>(&format),
-         "philly (cluster_machine_list), openb (openb_node_list_gpu_node.csv), pai (pai_machine_spec) or lingjun "
-         "(topo.csv, header ip,DSW,PSW,ASW); default: from the file name or header")
-        ("out", po::value<std::string>(&out), "output cluster JSON (default: stdout)");
+    desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "the machine list")(
+        "format", po::value<std::string>(&format),
+        "philly (cluster_machine_list), openb (openb_node_list_gpu_node.csv), pai (pai_machine_spec) or lingjun "
+        "(topo.csv, header ip,DSW,PSW,ASW); default: from the file name or header")(
+        "out", po::value<std::string>(&out), "output cluster JSON (default: stdout)");
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
@@ -376,19 +402,30 @@ int cmd_trace_cluster(int argc, char** argv) {
     if (!vm.count("file")) throw InputError("trace cluster: expected a machine-list FILE");
     const std::string path = vm["file"].as<std::string>();
     if (format.empty()) {
-        if (path.find("cluster_machine_list") != std::string::npos) format = "philly";
-        else if (path.find("openb_node_list") != std::string::npos) format = "openb";
-        else if (path.find("pai_machine_spec") != std::string::npos) format = "pai";
-        else if (is_lingjun_topology(path)) format = "lingjun";
-        else throw InputError(path + ": cannot tell the machine-list format from the name or header (give --format "
-                                     "philly|openb|pai|lingjun)");
+        if (path.find("cluster_machine_list") != std::string::npos)
+            format = "philly";
+        else if (path.find("openb_node_list") != std::string::npos)
+            format = "openb";
+        else if (path.find("pai_machine_spec") != std::string::npos)
+            format = "pai";
+        else if (is_lingjun_topology(path))
+            format = "lingjun";
+        else
+            throw InputError(path +
+                             ": cannot tell the machine-list format from the name or header (give --format "
+                             "philly|openb|pai|lingjun)");
     }
     std::string spec;
-    if (format == "philly") spec = cluster_from_philly_machines(path);
-    else if (format == "openb") spec = cluster_from_openb_nodes(path);
-    else if (format == "pai") spec = cluster_from_pai_machines(path);
-    else if (format == "lingjun") spec = cluster_from_lingjun_topology(path);
-    else throw InputError("--format: expected philly, openb, pai or lingjun, got '" + format + "'");
+    if (format == "philly")
+        spec = cluster_from_philly_machines(path);
+    else if (format == "openb")
+        spec = cluster_from_openb_nodes(path);
+    else if (format == "pai")
+        spec = cluster_from_pai_machines(path);
+    else if (format == "lingjun")
+        spec = cluster_from_lingjun_topology(path);
+    else
+        throw InputError("--format: expected philly, openb, pai or lingjun, got '" + format + "'");
     const Cluster cluster = parse_cluster(spec, path + " (converted)");  // what we write must load
     if (out.empty()) {
         fmt::print("{}", spec);
@@ -418,31 +455,34 @@ std::vector<GavelPaperModel> gavel_paper_models(const ProfileSet& profiles, cons
 }
 
 int cmd_trace_generate(int argc, char** argv) {
-    po::options_description desc("dlsim trace generate: Poisson arrivals; sizes and durations from Gavel's "
-                                 "Philly-derived mix (default), a lognormal, or a real trace");
+    po::options_description desc(
+        "dlsim trace generate: Poisson arrivals; sizes and durations from Gavel's "
+        "Philly-derived mix (default), a lognormal, or a real trace");
     std::size_t jobs = 1000;
     double rate = 1.0;
     std::string seed = "0", sizes = "gavel", durations = "gavel", lognormal, from, from_format = "auto";
     std::string profiles = default_run_config().profiles, out;
-    desc.add_options()("help,h", "show this help")
-        ("jobs", po::value<std::size_t>(&jobs), "number of jobs; default 1000")
-        ("rate", po::value<double>(&rate), "arrival rate in jobs/hour; default 1")
-        ("seed", po::value<std::string>(&seed), "random seed (an integer >= 0); default 0")
-        ("sizes", po::value<std::string>(&sizes), "GPUs per job: gavel (1/2/4/8 w.p. 70/10/15/5%) or empirical")
-        ("durations", po::value<std::string>(&durations), "durations: gavel, lognormal or empirical")
-        ("lognormal", po::value<std::string>(&lognormal), "MU,SIGMA of ln(duration in s), for --durations lognormal")
-        ("from", po::value<std::string>(&from), "the real trace the empirical distributions draw from")
-        ("from-format", po::value<std::string>(&from_format), "its format; default auto")
-        ("profiles", po::value<std::string>(&profiles), "draw models uniformly from this profile")
-        ("no-models", "generate jobs without a model")
-        ("gavel-paper", "Gavel's paper workload (utils.generate_job): models uniform over the profile's, at a size "
-                        "> 1 only those measured at it; Gavel's durations; work = duration x the measured V100 "
-                        "rate at the job's size, written with gpu_type V100")
-        ("multi-gpu", "with --gavel-paper: sizes 1/2/4/8 w.p. 70/10/15/5% (Gavel's -m); else 1 GPU")
-        ("gavel-streams", "with --gavel-paper: Gavel's own Python random streams (random.Random(seed+2) for jobs, "
-                          "seed+3 for arrivals), so the jobs are exactly those of Gavel's run with --seed; at "
-                          "--rate 1, run --load-scale R for Gavel's stream at R jobs/h")
-        ("out", po::value<std::string>(&out), "output CSV (default: stdout)");
+    desc.add_options()("help,h", "show this help")(
+        "jobs", po::value<std::size_t>(&jobs), "number of jobs; default 1000")("rate", po::value<double>(&rate),
+                                                                               "arrival rate in jobs/hour; default 1")(
+        "seed", po::value<std::string>(&seed), "random seed (an integer >= 0); default 0")(
+        "sizes", po::value<std::string>(&sizes), "GPUs per job: gavel (1/2/4/8 w.p. 70/10/15/5%) or empirical")(
+        "durations", po::value<std::string>(&durations), "durations: gavel, lognormal or empirical")(
+        "lognormal", po::value<std::string>(&lognormal), "MU,SIGMA of ln(duration in s), for --durations lognormal")(
+        "from", po::value<std::string>(&from), "the real trace the empirical distributions draw from")(
+        "from-format", po::value<std::string>(&from_format), "its format; default auto")(
+        "profiles", po::value<std::string>(&profiles), "draw models uniformly from this profile")(
+        "no-models", "generate jobs without a model")(
+        "gavel-paper",
+        "Gavel's paper workload (utils.generate_job): models uniform over the profile's, at a size "
+        "> 1 only those measured at it; Gavel's durations; work = duration x the measured V100 "
+        "rate at the job's size, written with gpu_type V100")(
+        "multi-gpu", "with --gavel-paper: sizes 1/2/4/8 w.p. 70/10/15/5% (Gavel's -m); else 1 GPU")(
+        "gavel-streams",
+        "with --gavel-paper: Gavel's own Python random streams (random.Random(seed+2) for jobs, "
+        "seed+3 for arrivals), so the jobs are exactly those of Gavel's run with --seed; at "
+        "--rate 1, run --load-scale R for Gavel's stream at R jobs/h")("out", po::value<std::string>(&out),
+                                                                       "output CSV (default: stdout)");
     po::variables_map vm;
     if (!parse(argc, argv, desc, vm)) return 0;
     if (vm.count("multi-gpu") && !vm.count("gavel-paper"))
@@ -452,9 +492,10 @@ int cmd_trace_generate(int argc, char** argv) {
     if (vm.count("gavel-paper")) {
         for (const char* other : {"sizes", "durations", "lognormal", "from", "from-format", "no-models"})
             if (vm.count(other))
-                throw InputError(fmt::format("--gavel-paper and --{} conflict: the paper workload fixes sizes, "
-                                             "durations and models",
-                                             other));
+                throw InputError(
+                    fmt::format("--gavel-paper and --{} conflict: the paper workload fixes sizes, "
+                                "durations and models",
+                                other));
         GavelPaperOptions g;
         g.num_jobs = jobs;
         g.jobs_per_hour = rate;
@@ -469,8 +510,10 @@ int cmd_trace_generate(int argc, char** argv) {
     o.num_jobs = jobs;
     o.jobs_per_hour = rate;
     o.seed = parse_seed(seed);
-    if (sizes == "empirical") o.sizes = SizeDistribution::Empirical;
-    else if (sizes != "gavel") throw InputError("--sizes: expected gavel or empirical, got '" + sizes + "'");
+    if (sizes == "empirical")
+        o.sizes = SizeDistribution::Empirical;
+    else if (sizes != "gavel")
+        throw InputError("--sizes: expected gavel or empirical, got '" + sizes + "'");
     if (durations == "lognormal") {
         o.durations = DurationDistribution::Lognormal;
         const auto comma = lognormal.find(',');
@@ -508,13 +551,12 @@ int cmd_sweep(int argc, char** argv) {
                                          "kept and skipped when run again");
     std::string out, shard = "0/1";
     unsigned jobs = 0;
-    desc.add_options()("help,h", "show this help")("spec", po::value<std::string>(), "the sweep spec JSON")
-        ("out", po::value<std::string>(&out), "results folder (default results/<spec name>)");
+    desc.add_options()("help,h", "show this help")("spec", po::value<std::string>(), "the sweep spec JSON")(
+        "out", po::value<std::string>(&out), "results folder (default results/<spec name>)");
     if (!merge)
-        desc.add_options()("jobs,j", po::value<unsigned>(&jobs), "runs at once (default: the number of cores)")
-            ("shard", po::value<std::string>(&shard), "run only shard i of N (i/N, 0-based): one task of a job array")
-            ("resume", "skip runs whose result exists (the default)")
-            ("no-resume", "run every run again");
+        desc.add_options()("jobs,j", po::value<unsigned>(&jobs), "runs at once (default: the number of cores)")(
+            "shard", po::value<std::string>(&shard), "run only shard i of N (i/N, 0-based): one task of a job array")(
+            "resume", "skip runs whose result exists (the default)")("no-resume", "run every run again");
     po::positional_options_description pos;
     pos.add("spec", 1);
     po::variables_map vm;

@@ -12,8 +12,8 @@ struct ResolvedRun {
     RunConfig given;  ///< as the config file, flags, sweep spec or caller gave it (unset keys stay unset)
     // In effect:
     ContentionMode network = ContentionMode::Duty;  ///< the key, else none under compat gavel, else duty
-    bool stop_after_measured = false;                ///< the key, else on under compat gavel
-    MultiGpuRate rate_mode = MultiGpuRate::Linear;   ///< measured under compat gavel
+    bool stop_after_measured = false;               ///< the key, else on under compat gavel
+    MultiGpuRate rate_mode = MultiGpuRate::Linear;  ///< measured under compat gavel
     PolicySource policy;
     const RegistryEntry<Placer>* placer = nullptr;
     Params policy_params;  ///< defaults filled in, compat gavel's gavel_compat=true added where declared

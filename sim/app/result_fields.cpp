@@ -107,8 +107,8 @@ const SummaryField kSummary[] = {
     {"gpu_utilization", "busy GPU-seconds / (GPUs x makespan)", number_json<&Summary::gpu_utilization>, true, kUtilRow,
      Show::Part, "", [](const Summary& s) { return percent(s.gpu_utilization); }},
     {"gpu_utilization_by_type", "the same per GPU type, in cluster order (object: type -> share)",
-     [](Buffer& out, const Summary& s) { named_numbers_json(out, s.gpu_utilization_by_type); },
-     false, kUtilRow, Show::Part, "",
+     [](Buffer& out, const Summary& s) { named_numbers_json(out, s.gpu_utilization_by_type); }, false, kUtilRow,
+     Show::Part, "",
      [](const Summary& s) {
          std::string text;
          for (const auto& [name, u] : s.gpu_utilization_by_type)
@@ -159,8 +159,8 @@ const SummaryField kSummary[] = {
      "finished jobs in the window by the trace's vc, in name order (object: vc -> {jobs, avg_jct}); jobs without "
      "a vc are left out, and a trace without the column gives {}",
      [](Buffer& out, const Summary& s) { groups_json(out, s.by_vc); }, false, -1, Show::Part, "", no_text},
-    {"by_user", "the same by the trace's user",
-     [](Buffer& out, const Summary& s) { groups_json(out, s.by_user); }, false, -1, Show::Part, "", no_text},
+    {"by_user", "the same by the trace's user", [](Buffer& out, const Summary& s) { groups_json(out, s.by_user); },
+     false, -1, Show::Part, "", no_text},
     {"network",
      "the contention mode; per tier the links' mean utilisation over the makespan, and the busiest tier; component "
      "re-rates, the jobs they re-rated, and full solves",
@@ -169,8 +169,10 @@ const SummaryField kSummary[] = {
          append(out, "{\"mode\":");
          append_json_string(out, n.mode);
          append(out, ",\"busiest_tier\":");
-         if (n.busiest_tier.empty()) append(out, "null");
-         else append_json_string(out, n.busiest_tier);
+         if (n.busiest_tier.empty())
+             append(out, "null");
+         else
+             append_json_string(out, n.busiest_tier);
          append(out, ",\"busiest_tier_utilization\":");
          append_double(out, n.busiest_tier_utilization);
          append(out, ",\"tier_utilization\":{");
@@ -331,15 +333,13 @@ const JobField kJobs[] = {
     {"packed_seconds", "seconds it ran packed with another job on the same GPUs (space sharing)",
      [](const JobRow& r) { return seconds(info(r).packed_time); }, true},
     {"ftf_rho", "finish-time fairness rho (summary.ftf_rho_max); null unless finished",
-     [](const JobRow& r) {
-         return done(r) && r.j < r.out.ftf_rho.size() ? real(r.out.ftf_rho[r.j]) : null();
-     },
-     true},
+     [](const JobRow& r) { return done(r) && r.j < r.out.ftf_rho.size() ? real(r.out.ftf_rho[r.j]) : null(); }, true},
     {"nodes_spanned", "nodes of its widest allocation; null if it never ran",
      [](const JobRow& r) { return networked(r) ? integer(net(r).max_nodes) : null(); }, true},
     {"racks_spanned", "racks of its widest allocation; null if it never ran",
      [](const JobRow& r) { return networked(r) ? integer(net(r).max_racks) : null(); }, true},
-    {"network_slowdown", "time-weighted mean of (rate alone on the network ÷ its rate) while it ran; null if it never ran",
+    {"network_slowdown",
+     "time-weighted mean of (rate alone on the network ÷ its rate) while it ran; null if it never ran",
      [](const JobRow& r) { return networked(r) ? real(net(r).slowdown_seconds / net(r).run_seconds) : null(); }, true},
     {"comm_time", "seconds of its run spent communicating (∫ T_comm / T_iter dt); null if it never ran",
      [](const JobRow& r) { return networked(r) ? seconds(to_time(net(r).comm_seconds)) : null(); }, true},
@@ -405,8 +405,10 @@ void put_cell(RecordWriter& out, const Cell& c, Format format) {
             out.seconds(c.number);
             break;
         case Cell::Kind::Text:
-            if (format == Format::Json) out.json_string(c.text);
-            else out.csv_string(c.text);
+            if (format == Format::Json)
+                out.json_string(c.text);
+            else
+                out.csv_string(c.text);
             break;
         case Cell::Kind::Real:
             out.text(json_out::number_text(c.real).view());  // no string per record (ftf_rho is in every one)

@@ -62,11 +62,19 @@ json_fields::Json params_json(const Params& p) {
     for (const auto& [name, typed] : p.values()) {
         const auto& [type, text] = typed;
         switch (type) {
-            case ParamType::Int: out[name] = std::stoll(text); break;
-            case ParamType::Double: out[name] = std::stod(text); break;
-            case ParamType::Bool: out[name] = text == "true"; break;
+            case ParamType::Int:
+                out[name] = std::stoll(text);
+                break;
+            case ParamType::Double:
+                out[name] = std::stod(text);
+                break;
+            case ParamType::Bool:
+                out[name] = text == "true";
+                break;
             case ParamType::Choice:
-            case ParamType::Text: out[name] = text; break;
+            case ParamType::Text:
+                out[name] = text;
+                break;
             case ParamType::File:
                 out[name] = text;
                 if (!text.empty()) out[name + "_sha256"] = sha256_file(p.file_path(name));
@@ -103,16 +111,14 @@ std::string config_json(const RunInputs& in, const RunConfig& c, json_fields::Js
     for (const auto& [why, n] : in.trace.report.repaired) report["repaired"][why] = n;
     report["assumptions"] = in.trace.report.assumptions;
     Json& trace = cfg["trace"];
-    trace = Json{{"path", in.trace.path}, {"format", in.trace.format}, {"requested_format", c.trace_format},
-                 {"sha256", in.trace_sha256}, {"time_unit", c.time_unit}, {"transforms", trace["transforms"]},
+    trace = Json{{"path", in.trace.path},     {"format", in.trace.format}, {"requested_format", c.trace_format},
+                 {"sha256", in.trace_sha256}, {"time_unit", c.time_unit},  {"transforms", trace["transforms"]},
                  {"report", report}};
     Json by_type = Json::object();  // capacity by GPU type, in cluster order (plots read it)
     for (std::size_t t = 0; t < in.cluster.gpu_types.size(); ++t)
         by_type[in.cluster.gpu_types[t].name] = in.cluster.gpus_of_type(static_cast<GpuTypeIdx>(t));
-    cfg["cluster"] = {{"path", c.cluster},
-                      {"sha256", in.cluster_sha256},
-                      {"gpus", in.cluster.num_gpus()},
-                      {"gpus_by_type", by_type}};
+    cfg["cluster"] = {
+        {"path", c.cluster}, {"sha256", in.cluster_sha256}, {"gpus", in.cluster.num_gpus()}, {"gpus_by_type", by_type}};
     cfg["profiles"] = {{"path", c.profiles}, {"sha256", in.profiles_sha256}};
     return cfg.dump();
 }
@@ -159,20 +165,18 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
 
     const Topology topology(in.cluster);
     const std::vector<CommModel> comm = comm_models(in.profiles);
-    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = run.network},
-                               calibrations(in.profiles),
+    NetworkPerformance network(topology, rates, comm, NetworkOptions{.mode = run.network}, calibrations(in.profiles),
                                measured_intra_bandwidths(in.cluster, in.profiles, comm));
     network.time_solves(c.time_network_solves);
     // A trace duration was measured with the job's communication: work = duration × its rate alone there
     // (one placement per model, type and size).
     std::map<std::tuple<ModelIdx, GpuTypeIdx, int>, double> alone;
-    const ResolvedJobs resolved =
-        resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict, c.unknown_models,
-                     [&](ModelIdx m, GpuTypeIdx t, int n) {
-                         auto [it, fresh] = alone.try_emplace({m, t, n}, 0.0);
-                         if (fresh) it->second = network.alone_rate(m, t, n);
-                         return it->second;
-                     });
+    const ResolvedJobs resolved = resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict, c.unknown_models,
+                                               [&](ModelIdx m, GpuTypeIdx t, int n) {
+                                                   auto [it, fresh] = alone.try_emplace({m, t, n}, 0.0);
+                                                   if (fresh) it->second = network.alone_rate(m, t, n);
+                                                   return it->second;
+                                               });
     // The seed, cluster and trace are in the run identity already: the context adds nothing to it.
     const MakeContext context{c.seed, &in.cluster, &resolved.tenants, &in.profiles, &rates, resolved.jobs.size()};
     auto policy = run.policy.entry->make(run.policy_params, context);
@@ -201,17 +205,19 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
     } catch (const InvalidDecision& e) {
         if (!run.policy.external) throw;
         // Code written outside dlsim broke a rule of the engine: the user's error, named by the job.
-        const std::string job = e.job() < in.trace.jobs.size()
-                                    ? fmt::format("job '{}' (index {}, {}:{})", in.trace.jobs[e.job()].id, e.job(),
-                                                  in.trace.path, in.trace.jobs[e.job()].line)
-                                    : fmt::format("job index {} (the trace has {} jobs)", e.job(), in.trace.jobs.size());
+        const std::string job =
+            e.job() < in.trace.jobs.size()
+                ? fmt::format("job '{}' (index {}, {}:{})", in.trace.jobs[e.job()].id, e.job(), in.trace.path,
+                              in.trace.jobs[e.job()].line)
+                : fmt::format("job index {} (the trace has {} jobs)", e.job(), in.trace.jobs.size());
         throw InputError(fmt::format("policy {}: {} ({})", c.policy, e.what(), job));
     } catch (const TimeOverflow& e) {
         const JobRecord& r = in.trace.jobs[e.job];
-        throw InputError(fmt::format("{}:{}: job '{}' would finish at {:.3g} s, past the end of simulated time "
-                                     "(about 4.6e12 s): check the trace's durations and work and the profile's "
-                                     "throughputs",
-                                     in.trace.path, r.line, r.id, e.finish_seconds));
+        throw InputError(
+            fmt::format("{}:{}: job '{}' would finish at {:.3g} s, past the end of simulated time "
+                        "(about 4.6e12 s): check the trace's durations and work and the profile's "
+                        "throughputs",
+                        in.trace.path, r.line, r.id, e.finish_seconds));
     }
     out.ftf_rho = metrics.finish_time_fairness(sim.jobs(), rates, in.cluster);
     SummaryOptions summary_options;
@@ -284,12 +290,12 @@ void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o,
     f.print(",\"running_jobs\":");
     write_number_array(f, o.timeseries.running);
     const DurationHistogram& calls = o.stats.policy_call_time;
-    f.print("}},\n\"run\":{{\"version\":{},\"wall_seconds\":{},\"policy_seconds\":{},\"policy_calls\":{},"
-                  "\"policy_call_seconds\":{{\"p50\":{},\"p99\":{},\"max\":{}}},\"peak_rss_mb\":{}}}}}\n",
-               json_out::quote(dlsim_version()), json_out::number(self.wall_seconds),
-               json_out::number(o.stats.policy_seconds), o.stats.policy_calls, json_out::number(calls.percentile(50)),
-               json_out::number(calls.percentile(99)), json_out::number(calls.max()),
-               json_out::number(self.peak_rss_mb));
+    f.print(
+        "}},\n\"run\":{{\"version\":{},\"wall_seconds\":{},\"policy_seconds\":{},\"policy_calls\":{},"
+        "\"policy_call_seconds\":{{\"p50\":{},\"p99\":{},\"max\":{}}},\"peak_rss_mb\":{}}}}}\n",
+        json_out::quote(dlsim_version()), json_out::number(self.wall_seconds), json_out::number(o.stats.policy_seconds),
+        o.stats.policy_calls, json_out::number(calls.percentile(50)), json_out::number(calls.percentile(99)),
+        json_out::number(calls.max()), json_out::number(self.peak_rss_mb));
     f.commit();
 }
 

@@ -2,9 +2,9 @@
 // One run end to end: load and validate every input, simulate, and write the result files.
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
-#include "sim/metrics.hpp"
 #include "sim/app/resolved_run.hpp"
 #include "sim/app/run_config.hpp"
+#include "sim/metrics.hpp"
 #include "sim/simulator.hpp"
 #include "traces/job_record.hpp"
 
@@ -40,12 +40,12 @@ std::string run_id(const RunConfig& config, const InputHashes& hashes);
 
 struct RunOutcome {
     std::string run_id;
-    std::string config_json;             ///< the resolved config, as echoed in the result
+    std::string config_json;  ///< the resolved config, as echoed in the result
     Summary summary;
     Timeseries timeseries;
-    std::vector<JobInfo> jobs;           ///< in trace order
-    std::vector<GpuTypeIdx> job_gpu_type; ///< type of each job's longest allocation
-    std::vector<double> ftf_rho;          ///< each job's finish-time fairness ρ (-1 unless finished)
+    std::vector<JobInfo> jobs;                      ///< in trace order
+    std::vector<GpuTypeIdx> job_gpu_type;           ///< type of each job's longest allocation
+    std::vector<double> ftf_rho;                    ///< each job's finish-time fairness ρ (-1 unless finished)
     std::map<std::uint32_t, std::string> rejected;  ///< job index -> reason
     std::vector<JobNetworkRecord> network;          ///< per job: placement shape, slowdown, communication
     std::vector<float> network_solve_micros;        ///< wall time of each solve, if config.time_network_solves

@@ -53,7 +53,8 @@ double parse_time_unit(const std::string& text, const std::string& where) {
     if (text == "min") return 60;
     if (text == "h") return 3600;
     if (auto v = parse_double(text); v && *v > 0 && *v <= 1e6) return *v;
-    throw InputError(fmt::format("{}: expected s, ms, us, min, h or seconds per unit in (0, 1e6], got '{}'", where, text));
+    throw InputError(
+        fmt::format("{}: expected s, ms, us, min, h or seconds per unit in (0, 1e6], got '{}'", where, text));
 }
 
 BadLinePolicy parse_bad_line_policy(const std::string& value, const std::string& where) {
@@ -92,7 +93,9 @@ std::string show(double x) {
     return s;
 }
 
-Json window_json(const TraceTransforms& t) { return Json::array({t.window_start, t.window_end < 0 ? Json() : Json(t.window_end)}); }
+Json window_json(const TraceTransforms& t) {
+    return Json::array({t.window_start, t.window_end < 0 ? Json() : Json(t.window_end)});
+}
 
 }  // namespace
 
@@ -102,7 +105,8 @@ Json measure_json(const MeasureWindow& w) {
             return {{"by", "jobs"}, {"from", w.first_job}, {"to", w.end_job == UINT64_MAX ? Json() : Json(w.end_job)}};
         case MeasureWindow::By::SubmitTime:
             return {{"by", "time"}, {"from", w.from}, {"to", w.to < 0 ? Json() : Json(w.to)}};
-        case MeasureWindow::By::All: break;
+        case MeasureWindow::By::All:
+            break;
     }
     return {{"by", "all"}};
 }
@@ -130,235 +134,382 @@ const char* trace_format_help() {
 // hash it): trace{format, sha256, time_unit, transforms{...}}, cluster, profiles, policy, params,
 // placement, placement_params, seed, restart_cost, strict, on_bad_line, timeseries_points, measure.
 const RunConfigKey kTable[] = {
-    {.key = "trace_format", .kind = K::Text,
+    {.key = "trace_format",
+     .kind = K::Text,
      .help = trace_format_help(),
-     .default_text = "auto", .example = R"("auto")",
+     .default_text = "auto",
+     .example = R"("auto")",
      .set = [](RunConfig& c, V v, W) { c.trace_format = v.text; },
      .echo = [](I id, C c, X) { id["trace"]["format"] = c.trace_format; },
      .trace_option = true},
-    {.key = "trace", .kind = K::Path, .help = "trace file (any supported format, see --trace-format)",
-     .default_text = "the bundled synthetic Gavel-mix trace", .example = R"("trace.csv")",
+    {.key = "trace",
+     .kind = K::Path,
+     .help = "trace file (any supported format, see --trace-format)",
+     .default_text = "the bundled synthetic Gavel-mix trace",
+     .example = R"("trace.csv")",
      .set = [](RunConfig& c, V v, W) { c.trace = v.text; },
      .echo = [](I id, C, X x) { id["trace"]["sha256"] = x.hashes->trace; }},  // its content, not its path
-    {.key = "time_unit", .kind = K::Text,
+    {.key = "time_unit",
+     .kind = K::Text,
      .help = "unit of the trace's relative times: s, ms, us, min, h or seconds per unit in (0, 1e6]",
-     .default_text = "the format's own", .example = R"("ms")",
+     .default_text = "the format's own",
+     .example = R"("ms")",
      .set = [](RunConfig& c, V v, W where) { c.time_unit = parse_time_unit(v.text, where); },
      .echo = [](I id, C c, X) { id["trace"]["time_unit"] = c.time_unit; },
      .trace_option = true},
-    {.key = "status", .kind = K::Choice,
+    {.key = "status",
+     .kind = K::Choice,
      .help = "keep all jobs (failed and killed ones used GPUs too) or completed ones only",
-     .default_text = "all", .example = R"("completed")", .choices = "all|completed",
+     .default_text = "all",
+     .example = R"("completed")",
+     .choices = "all|completed",
      .set = [](RunConfig& c, V v, W) { c.transforms.status = v.text; },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["status"] = c.transforms.status; },
      .trace_option = true},
-    {.key = "min_gpus", .kind = K::Integer, .help = "keep jobs with at least this many GPUs (0: no bound)",
-     .default_text = "0", .example = "2", .imin = 0, .imax = kMaxGpus,
+    {.key = "min_gpus",
+     .kind = K::Integer,
+     .help = "keep jobs with at least this many GPUs (0: no bound)",
+     .default_text = "0",
+     .example = "2",
+     .imin = 0,
+     .imax = kMaxGpus,
      .set = [](RunConfig& c, V v, W) { c.transforms.min_gpus = static_cast<int>(v.integer); },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["min_gpus"] = c.transforms.min_gpus; },
      .trace_option = true,
      .value = [](C c) -> std::optional<double> { return static_cast<double>(c.transforms.min_gpus); }},
-    {.key = "max_gpus", .kind = K::Integer, .help = "keep jobs with at most this many GPUs (0: no bound)",
-     .default_text = "0", .example = "8", .imin = 0, .imax = kMaxGpus,
+    {.key = "max_gpus",
+     .kind = K::Integer,
+     .help = "keep jobs with at most this many GPUs (0: no bound)",
+     .default_text = "0",
+     .example = "8",
+     .imin = 0,
+     .imax = kMaxGpus,
      .set = [](RunConfig& c, V v, W) { c.transforms.max_gpus = static_cast<int>(v.integer); },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["max_gpus"] = c.transforms.max_gpus; },
      .trace_option = true,
      .value = [](C c) -> std::optional<double> { return static_cast<double>(c.transforms.max_gpus); }},
-    {.key = "vc", .kind = K::List, .help = "keep only jobs of these VCs (repeatable)", .default_text = "all VCs",
+    {.key = "vc",
+     .kind = K::List,
+     .help = "keep only jobs of these VCs (repeatable)",
+     .default_text = "all VCs",
      .example = R"(["vc1", "vc2"])",
      .set = [](RunConfig& c, V v, W) { c.transforms.vcs = v.list; },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["vc"] = c.transforms.vcs; },
      .trace_option = true},
-    {.key = "time_window", .kind = K::Text, .help = "keep jobs submitted in START:END (s from the trace start; either may be empty)",
-     .default_text = "all", .example = R"("3600:86400")",
-     .set = [](RunConfig& c, V v, W) {
-         c.transforms.window_start = 0;
-         c.transforms.window_end = -1;
-         parse_time_window(v.text, c.transforms);
-     },
+    {.key = "time_window",
+     .kind = K::Text,
+     .help = "keep jobs submitted in START:END (s from the trace start; either may be empty)",
+     .default_text = "all",
+     .example = R"("3600:86400")",
+     .set =
+         [](RunConfig& c, V v, W) {
+             c.transforms.window_start = 0;
+             c.transforms.window_end = -1;
+             parse_time_window(v.text, c.transforms);
+         },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["time_window"] = window_json(c.transforms); },
      .trace_option = true},
-    {.key = "resample_rate", .kind = K::Number,
-     .help = "re-sample the trace's jobs with Poisson arrivals at this many jobs/hour", .default_text = "off",
-     .example = "3", .min = 0, .max = 1e6, .min_open = true,
+    {.key = "resample_rate",
+     .kind = K::Number,
+     .help = "re-sample the trace's jobs with Poisson arrivals at this many jobs/hour",
+     .default_text = "off",
+     .example = "3",
+     .min = 0,
+     .max = 1e6,
+     .min_open = true,
      .set = [](RunConfig& c, V v, W) { c.transforms.resample_rate = v.number; },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["resample_rate"] = c.transforms.resample_rate; },
      .trace_option = true,
-     .value = [](C c) -> std::optional<double> { return c.transforms.resample_rate == 0 ? std::nullopt : std::optional(c.transforms.resample_rate); }},
-    {.key = "resample_jobs", .kind = K::Integer, .help = "how many jobs to re-sample (needs --resample-rate)",
-     .default_text = "as many as the trace has", .example = "4000", .imin = 1, .imax = kMaxJobs,
+     .value = [](C c) -> std::optional<double> {
+         return c.transforms.resample_rate == 0 ? std::nullopt : std::optional(c.transforms.resample_rate);
+     }},
+    {.key = "resample_jobs",
+     .kind = K::Integer,
+     .help = "how many jobs to re-sample (needs --resample-rate)",
+     .default_text = "as many as the trace has",
+     .example = "4000",
+     .imin = 1,
+     .imax = kMaxJobs,
      .set = [](RunConfig& c, V v, W) { c.transforms.resample_jobs = static_cast<std::size_t>(v.integer); },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["resample_jobs"] = c.transforms.resample_jobs; },
      .trace_option = true,
-     .value = [](C c) -> std::optional<double> { return c.transforms.resample_jobs == 0 ? std::nullopt : std::optional<double>(static_cast<double>(c.transforms.resample_jobs)); }},
-    {.key = "load_scale", .kind = K::Number, .help = "divide every inter-arrival gap by this factor",
-     .default_text = "1", .example = "1.5", .min = 0, .max = 1e6, .min_open = true,
+     .value = [](C c) -> std::optional<double> {
+         return c.transforms.resample_jobs == 0
+                    ? std::nullopt
+                    : std::optional<double>(static_cast<double>(c.transforms.resample_jobs));
+     }},
+    {.key = "load_scale",
+     .kind = K::Number,
+     .help = "divide every inter-arrival gap by this factor",
+     .default_text = "1",
+     .example = "1.5",
+     .min = 0,
+     .max = 1e6,
+     .min_open = true,
      .set = [](RunConfig& c, V v, W) { c.transforms.load_scale = v.number; },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["load_scale"] = c.transforms.load_scale; },
      .trace_option = true,
      .value = [](C c) -> std::optional<double> { return c.transforms.load_scale; }},
-    {.key = "max_jobs", .kind = K::Integer, .help = "keep the first N jobs by submit time (0: all)",
-     .default_text = "0", .example = "1000", .imin = 0, .imax = kMaxJobs,
+    {.key = "max_jobs",
+     .kind = K::Integer,
+     .help = "keep the first N jobs by submit time (0: all)",
+     .default_text = "0",
+     .example = "1000",
+     .imin = 0,
+     .imax = kMaxJobs,
      .set = [](RunConfig& c, V v, W) { c.transforms.max_jobs = static_cast<std::size_t>(v.integer); },
      .echo = [](I id, C c, X) { id["trace"]["transforms"]["max_jobs"] = c.transforms.max_jobs; },
      .trace_option = true,
      .value = [](C c) -> std::optional<double> { return static_cast<double>(c.transforms.max_jobs); }},
-    {.key = "cluster", .kind = K::Path, .help = "cluster spec JSON (models/clusters/)",
-     .default_text = "the bundled 108-GPU V100/P100/K80 cluster", .example = R"("cluster.json")",
+    {.key = "cluster",
+     .kind = K::Path,
+     .help = "cluster spec JSON (models/clusters/)",
+     .default_text = "the bundled 108-GPU V100/P100/K80 cluster",
+     .example = R"("cluster.json")",
      .set = [](RunConfig& c, V v, W) { c.cluster = v.text; },
      .echo = [](I id, C, X x) { id["cluster"]["sha256"] = x.hashes->cluster; }},
-    {.key = "profiles", .kind = K::Path, .help = "throughput profile JSON (models/profiles/)",
-     .default_text = "Gavel's measured throughputs", .example = R"("profile.json")",
+    {.key = "profiles",
+     .kind = K::Path,
+     .help = "throughput profile JSON (models/profiles/)",
+     .default_text = "Gavel's measured throughputs",
+     .example = R"("profile.json")",
      .set = [](RunConfig& c, V v, W) { c.profiles = v.text; },
      .echo = [](I id, C, X x) { id["profiles"]["sha256"] = x.hashes->profiles; }},
-    {.key = "policy", .kind = K::Text, .help = "scheduling policy (see 'dlsim policies')", .default_text = "fifo",
+    {.key = "policy",
+     .kind = K::Text,
+     .help = "scheduling policy (see 'dlsim policies')",
+     .default_text = "fifo",
      .example = R"("srtf")",
      .set = [](RunConfig& c, V v, W) { c.policy = v.text; },
      .echo = [](I id, C c, X) { id["policy"] = c.policy; }},
-    {.key = "params", .kind = K::Params, .help = "policy parameter k=v (repeatable; see 'dlsim policies')",
-     .default_text = "the policy's defaults", .example = R"({"type_order": "spec"})",
-     .set = [](RunConfig& c, V v, W) {
-         for (const auto& [k, value] : v.params) c.params[k] = value;
-     },
+    {.key = "params",
+     .kind = K::Params,
+     .help = "policy parameter k=v (repeatable; see 'dlsim policies')",
+     .default_text = "the policy's defaults",
+     .example = R"({"type_order": "spec"})",
+     .set =
+         [](RunConfig& c, V v, W) {
+             for (const auto& [k, value] : v.params) c.params[k] = value;
+         },
      .echo = [](I id, C, X x) { id["params"] = *x.policy_params; },
      .flag = "param"},
-    {.key = "placement", .kind = K::Text, .help = "placer (see 'dlsim policies')", .default_text = "consolidated",
+    {.key = "placement",
+     .kind = K::Text,
+     .help = "placer (see 'dlsim policies')",
+     .default_text = "consolidated",
      .example = R"("consolidated")",
      .set = [](RunConfig& c, V v, W) { c.placement = v.text; },
-     .echo = [](I id, C c, X x) {
-         id["placement"] = c.placement;
-         id["placement_params"] = *x.placer_params;
-     }},
-    {.key = "network", .kind = K::Choice,
+     .echo =
+         [](I id, C c, X x) {
+             id["placement"] = c.placement;
+             id["placement_params"] = *x.placer_params;
+         }},
+    {.key = "network",
+     .kind = K::Choice,
      .help = "how jobs that share links divide them (see 'dlsim list networks')",
      // The example is none so that every key's example together (a test) stays valid with compat's gavel.
-     .default_text = "duty (none under compat gavel)", .example = R"("none")",
+     .default_text = "duty (none under compat gavel)",
+     .example = R"("none")",
      .choices = contention_mode_names(),
      .set = [](RunConfig& c, V v, W) { c.network = *parse_contention_mode(v.text); },
      // The mode in effect (compat gavel's none when the key is unset), so a run id names what ran.
      .echo = [](I id, C c, X) { id["network"] = std::string(contention_mode_name(effective_network(c))); }},
-    {.key = "seed", .kind = K::Integer, .help = "random seed (each purpose draws from its own stream)",
-     .default_text = "0", .example = "7", .imin = 0, .imax = std::numeric_limits<std::uint64_t>::max(),
+    {.key = "seed",
+     .kind = K::Integer,
+     .help = "random seed (each purpose draws from its own stream)",
+     .default_text = "0",
+     .example = "7",
+     .imin = 0,
+     .imax = std::numeric_limits<std::uint64_t>::max(),
      .set = [](RunConfig& c, V v, W) { c.seed = v.integer; },
      .echo = [](I id, C c, X) { id["seed"] = c.seed; }},
-    {.key = "restart_cost", .kind = K::Number, .help = "seconds without progress on every restart after a preemption",
-     .default_text = "0", .example = "30", .min = 0, .max = 1e12,
+    {.key = "restart_cost",
+     .kind = K::Number,
+     .help = "seconds without progress on every restart after a preemption",
+     .default_text = "0",
+     .example = "30",
+     .min = 0,
+     .max = 1e12,
      .set = [](RunConfig& c, V v, W) { c.restart.restart_cost = v.number; },
      .echo = [](I id, C c, X) { id["restart_cost"] = c.restart.restart_cost; },
      .value = [](C c) -> std::optional<double> { return c.restart.restart_cost; }},
-    {.key = "strict", .kind = K::Bool,
+    {.key = "strict",
+     .kind = K::Bool,
      .help = "a job that can never run on this cluster is an input error (exit 2) instead of rejected",
-     .default_text = "false", .example = "true",
+     .default_text = "false",
+     .example = "true",
      .set = [](RunConfig& c, V v, W) { c.strict = v.boolean; },
      .echo = [](I id, C c, X) { id["strict"] = c.strict; }},
-    {.key = "on_bad_line", .kind = K::Choice, .help = "a malformed trace row: error, or skip it and count it",
-     .default_text = "error", .example = R"("skip")", .choices = "error|skip",
+    {.key = "on_bad_line",
+     .kind = K::Choice,
+     .help = "a malformed trace row: error, or skip it and count it",
+     .default_text = "error",
+     .example = R"("skip")",
+     .choices = "error|skip",
      .set = [](RunConfig& c, V v, W where) { c.on_bad_line = parse_bad_line_policy(v.text, where); },
      .echo = [](I id, C c, X) { id["on_bad_line"] = c.on_bad_line == BadLinePolicy::Skip ? "skip" : "error"; },
      .trace_option = true},
-    {.key = "timeseries_points", .kind = K::Integer, .help = "at most this many time-series buckets (0: none)",
-     .default_text = "2000", .example = "500", .imin = 0, .imax = kMaxTimeseriesPoints,
+    {.key = "timeseries_points",
+     .kind = K::Integer,
+     .help = "at most this many time-series buckets (0: none)",
+     .default_text = "2000",
+     .example = "500",
+     .imin = 0,
+     .imax = kMaxTimeseriesPoints,
      .set = [](RunConfig& c, V v, W) { c.timeseries_points = static_cast<std::size_t>(v.integer); },
      .echo = [](I id, C c, X) { id["timeseries_points"] = c.timeseries_points; },
      .value = [](C c) -> std::optional<double> { return static_cast<double>(c.timeseries_points); }},
-    {.key = "measure_jobs", .kind = K::Text,
+    {.key = "measure_jobs",
+     .kind = K::Text,
      .help = "JCT statistics over the jobs with arrival index in [A, B) only: A:B (steady state of a Poisson "
              "stream; B may be empty)",
-     .default_text = "all jobs", .example = R"("1000:3000")",
+     .default_text = "all jobs",
+     .example = R"("1000:3000")",
      .set = [](RunConfig& c, V v, W) { c.measure = parse_measure_jobs(v.text); },
      .echo = [](I id, C c, X) { id["measure"] = measure_json(c.measure); },
      .excludes = "measure_time"},
-    {.key = "measure_time", .kind = K::Text,
+    {.key = "measure_time",
+     .kind = K::Text,
      .help = "JCT statistics over the jobs submitted in [T0, T1) s only: T0:T1 (T1 may be empty)",
-     .default_text = "all jobs", .example = R"("3600:")",
+     .default_text = "all jobs",
+     .example = R"("3600:")",
      .set = [](RunConfig& c, V v, W) { c.measure = parse_measure_time(v.text); },
      .echo = [](I id, C c, X) { id["measure"] = measure_json(c.measure); },  // the same field as measure_jobs
      .excludes = "measure_jobs"},
-    {.key = "unknown_models", .kind = K::Choice,
+    {.key = "unknown_models",
+     .kind = K::Choice,
      .help = "a job whose model the profile lacks: error, or agnostic (run it like a job without a model: equally "
              "fast on every GPU type, its duration on its GPU count; counted in summary.agnostic_jobs)",
-     .default_text = "error", .example = R"("agnostic")", .choices = "error|agnostic",
-     .set = [](RunConfig& c, V v, W) {
-         c.unknown_models = v.text == "agnostic" ? UnknownModels::Agnostic : UnknownModels::Error;
-     },
+     .default_text = "error",
+     .example = R"("agnostic")",
+     .choices = "error|agnostic",
+     .set = [](RunConfig& c, V v,
+               W) { c.unknown_models = v.text == "agnostic" ? UnknownModels::Agnostic : UnknownModels::Error; },
      // In the identity only when not the default, so the run ids of every config before this key stay
      // the same (under "error" a run with unknown models fails, so no finished run is missing it).
-     .echo = [](I id, C c, X) {
-         if (c.unknown_models == UnknownModels::Agnostic) id["unknown_models"] = "agnostic";
-     }},
+     .echo =
+         [](I id, C c, X) {
+             if (c.unknown_models == UnknownModels::Agnostic) id["unknown_models"] = "agnostic";
+         }},
     // Restart models and the waiting threshold: in the identity only when not the default, so the run
     // ids of every config before these keys stay the same.
-    {.key = "restart_model", .kind = K::Choice,
+    {.key = "restart_model",
+     .kind = K::Choice,
      .help = "what a restart costs: fixed (--restart-cost s), checkpoint (--restart-cost s plus saving and loading "
              "the model's checkpoint, 2 x params x --checkpoint-bytes-per-param / --storage-bandwidth; see "
              "models/README.md) or helios (7 s on 1 GPU, 30 s on up to 8, 60 s above)",
-     .default_text = "fixed", .example = R"("checkpoint")", .choices = "fixed|checkpoint|helios",
+     .default_text = "fixed",
+     .example = R"("checkpoint")",
+     .choices = "fixed|checkpoint|helios",
      .set = [](RunConfig& c, V v, W) { c.restart.kind = *parse_restart_kind(v.text); },
      // Its parameters are echoed with it (they change nothing under another model).
-     .echo = [](I id, C c, X) {
-         if (c.restart.kind == RestartSpec::Kind::Fixed) return;
-         Json m = {{"kind", std::string(restart_kind_name(c.restart.kind))}};
-         if (c.restart.kind == RestartSpec::Kind::Checkpoint) {
-             m["checkpoint_bytes_per_param"] = c.restart.checkpoint_bytes_per_param;
-             m["storage_bandwidth"] = c.restart.storage_bandwidth;
-         }
-         id["restart_model"] = m;
-     }},
-    {.key = "checkpoint_bytes_per_param", .kind = K::Number,
+     .echo =
+         [](I id, C c, X) {
+             if (c.restart.kind == RestartSpec::Kind::Fixed) return;
+             Json m = {{"kind", std::string(restart_kind_name(c.restart.kind))}};
+             if (c.restart.kind == RestartSpec::Kind::Checkpoint) {
+                 m["checkpoint_bytes_per_param"] = c.restart.checkpoint_bytes_per_param;
+                 m["storage_bandwidth"] = c.restart.storage_bandwidth;
+             }
+             id["restart_model"] = m;
+         }},
+    {.key = "checkpoint_bytes_per_param",
+     .kind = K::Number,
      .help = "restart_model checkpoint: checkpoint bytes per model parameter (4 weights + 8 Adam moments)",
-     .default_text = "12", .example = "14", .min = 0, .max = 1e6,
+     .default_text = "12",
+     .example = "14",
+     .min = 0,
+     .max = 1e6,
      .set = [](RunConfig& c, V v, W) { c.restart.checkpoint_bytes_per_param = v.number; },
      .value = [](C c) -> std::optional<double> { return c.restart.checkpoint_bytes_per_param; }},
-    {.key = "storage_bandwidth", .kind = K::Number,
+    {.key = "storage_bandwidth",
+     .kind = K::Number,
      .help = "restart_model checkpoint: GB/s (1e9 bytes/s) at which a checkpoint is saved and loaded",
-     .default_text = "2", .example = "10", .min = 0, .max = 1e6, .min_open = true,
+     .default_text = "2",
+     .example = "10",
+     .min = 0,
+     .max = 1e6,
+     .min_open = true,
      .set = [](RunConfig& c, V v, W) { c.restart.storage_bandwidth = v.number; },
      .value = [](C c) -> std::optional<double> { return c.restart.storage_bandwidth; }},
-    {.key = "migration_cost", .kind = K::Number,
+    {.key = "migration_cost",
+     .kind = K::Number,
      .help = "seconds without progress after a move (a migration, or a restart at the instant of a preemption), "
              "instead of a restart's cost",
-     .default_text = "what a restart costs", .example = "5", .min = 0, .max = 1e12,
+     .default_text = "what a restart costs",
+     .example = "5",
+     .min = 0,
+     .max = 1e12,
      .set = [](RunConfig& c, V v, W) { c.restart.migration_cost = v.number; },
-     .echo = [](I id, C c, X) {
-         if (c.restart.migration_cost) id["migration_cost"] = *c.restart.migration_cost;
-     },
+     .echo =
+         [](I id, C c, X) {
+             if (c.restart.migration_cost) id["migration_cost"] = *c.restart.migration_cost;
+         },
      .value = [](C c) -> std::optional<double> { return c.restart.migration_cost; }},
-    {.key = "wait_threshold", .kind = K::Number,
+    {.key = "wait_threshold",
+     .kind = K::Number,
      .help = "summary.jobs_waited_over_threshold counts the measured finished jobs that queued longer than this (s)",
-     .default_text = "3600", .example = "600", .min = 0, .max = 1e12,
+     .default_text = "3600",
+     .example = "600",
+     .min = 0,
+     .max = 1e12,
      .set = [](RunConfig& c, V v, W) { c.wait_threshold = v.number; },
-     .echo = [](I id, C c, X) {
-         if (c.wait_threshold != 3600) id["wait_threshold"] = c.wait_threshold;
-     },
+     .echo =
+         [](I id, C c, X) {
+             if (c.wait_threshold != 3600) id["wait_threshold"] = c.wait_threshold;
+         },
      .value = [](C c) -> std::optional<double> { return c.wait_threshold; }},
     // Gavel compatibility: in the identity only when not the default, so earlier run ids stay the same.
-    {.key = "compat", .kind = K::Choice,
+    {.key = "compat",
+     .kind = K::Choice,
      .help = "follow another simulator's conventions: none, or gavel (Gavel's simulator: measured multi-GPU rates, "
              "network none, the policy's gavel_compat parameter on, stop_after_measured on)",
-     .default_text = "none", .example = R"("gavel")", .choices = "none|gavel",
+     .default_text = "none",
+     .example = R"("gavel")",
+     .choices = "none|gavel",
      .set = [](RunConfig& c, V v, W) { c.compat = v.text == "gavel" ? Compat::Gavel : Compat::None; },
-     .echo = [](I id, C c, X) {
-         if (c.compat == Compat::Gavel) id["compat"] = "gavel";
-     }},
-    {.key = "stop_after_measured", .kind = K::Bool,
+     .echo =
+         [](I id, C c, X) {
+             if (c.compat == Compat::Gavel) id["compat"] = "gavel";
+         }},
+    {.key = "stop_after_measured",
+     .kind = K::Bool,
      .help = "end the run once every job of the measurement window (measure_jobs/measure_time) has finished; the "
              "jobs then queued, running or not yet arrived are reported unfinished (Gavel's continuous runs)",
-     .default_text = "false (true under compat gavel)", .example = "true",
+     .default_text = "false (true under compat gavel)",
+     .example = "true",
      .set = [](RunConfig& c, V v, W) { c.stop_after_measured = v.boolean; },
-     .echo = [](I id, C c, X) {
-         const bool on = effective_stop_after_measured(c);
-         if (on || c.compat != Compat::None) id["stop_after_measured"] = on;
-     }},
+     .echo =
+         [](I id, C c, X) {
+             const bool on = effective_stop_after_measured(c);
+             if (on || c.compat != Compat::None) id["stop_after_measured"] = on;
+         }},
     // Outputs: not part of the identity.
-    {.key = "out", .kind = K::Text, .help = "result JSON", .default_text = "results/run.json",
-     .example = R"("results/run.json")", .set = [](RunConfig& c, V v, W) { c.out = v.text; }},
-    {.key = "jobs_csv", .kind = K::Text, .help = "also write the per-job table as CSV", .default_text = "none",
-     .example = R"("jobs.csv")", .set = [](RunConfig& c, V v, W) { c.jobs_csv = v.text; }},
-    {.key = "event_log", .kind = K::Text, .help = "write every start/preemption/finish as JSON lines",
-     .default_text = "none", .example = R"("events.jsonl")", .set = [](RunConfig& c, V v, W) { c.event_log = v.text; }},
-    {.key = "job_records", .kind = K::Bool, .help = "leave the per-job records out of the JSON (huge traces)",
-     .default_text = "true (records written)", .example = "false",
-     .set = [](RunConfig& c, V v, W) { c.job_records = v.boolean; }, .flag = "no-job-records"},
+    {.key = "out",
+     .kind = K::Text,
+     .help = "result JSON",
+     .default_text = "results/run.json",
+     .example = R"("results/run.json")",
+     .set = [](RunConfig& c, V v, W) { c.out = v.text; }},
+    {.key = "jobs_csv",
+     .kind = K::Text,
+     .help = "also write the per-job table as CSV",
+     .default_text = "none",
+     .example = R"("jobs.csv")",
+     .set = [](RunConfig& c, V v, W) { c.jobs_csv = v.text; }},
+    {.key = "event_log",
+     .kind = K::Text,
+     .help = "write every start/preemption/finish as JSON lines",
+     .default_text = "none",
+     .example = R"("events.jsonl")",
+     .set = [](RunConfig& c, V v, W) { c.event_log = v.text; }},
+    {.key = "job_records",
+     .kind = K::Bool,
+     .help = "leave the per-job records out of the JSON (huge traces)",
+     .default_text = "true (records written)",
+     .example = "false",
+     .set = [](RunConfig& c, V v, W) { c.job_records = v.boolean; },
+     .flag = "no-job-records"},
 };
 
 std::vector<std::string_view> split_choices(const char* choices) {
@@ -397,7 +548,9 @@ KeyValue from_json(const RunConfigKey& k, const Json& v, const std::string& orig
     const std::string expected = expected_text(k);
     switch (k.kind) {
         case K::Text:
-        case K::Path: out.text = jf::string(v, origin, k.key); break;
+        case K::Path:
+            out.text = jf::string(v, origin, k.key);
+            break;
         case K::Choice:
             if (!v.is_string() || !is_choice(k, v.get<std::string>())) jf::fail(origin, k.key, expected, &v);
             out.text = v.get<std::string>();
@@ -448,8 +601,10 @@ std::string flag_name(const RunConfigKey& key) {
 
 std::string expected_text(const RunConfigKey& k) {
     switch (k.kind) {
-        case K::Integer: return fmt::format("an integer in [{}, {}]", k.imin, k.imax);
-        case K::Number: return fmt::format("a number in {}{}, {}]", k.min_open ? "(" : "[", show(k.min), show(k.max));
+        case K::Integer:
+            return fmt::format("an integer in [{}, {}]", k.imin, k.imax);
+        case K::Number:
+            return fmt::format("a number in {}{}, {}]", k.min_open ? "(" : "[", show(k.min), show(k.max));
         case K::Choice: {  // "a or b", "a, b or c"
             const auto choices = split_choices(k.choices);
             std::string out;
@@ -457,11 +612,15 @@ std::string expected_text(const RunConfigKey& k) {
                 out += fmt::format("{}{}", i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ", choices[i]);
             return out;
         }
-        case K::Bool: return "true or false";
-        case K::List: return "an array of strings";
-        case K::Params: return "an object of parameter: value";
+        case K::Bool:
+            return "true or false";
+        case K::List:
+            return "an array of strings";
+        case K::Params:
+            return "an object of parameter: value";
         case K::Text:
-        case K::Path: break;
+        case K::Path:
+            break;
     }
     return "";
 }
@@ -504,7 +663,9 @@ void apply_flag(RunConfig& c, const RunConfigKey& k, const std::vector<std::stri
     auto bad = [&] { throw InputError(fmt::format("{}: expected {}, got '{}'", flag, expected_text(k), text)); };
     switch (k.kind) {
         case K::Text:
-        case K::Path: value.text = text; break;  // an empty --out (say) is allowed, as it always was
+        case K::Path:
+            value.text = text;
+            break;  // an empty --out (say) is allowed, as it always was
         case K::Choice:
             if (!is_choice(k, text)) bad();
             value.text = text;
@@ -521,8 +682,12 @@ void apply_flag(RunConfig& c, const RunConfigKey& k, const std::vector<std::stri
             value.number = *v;
             break;
         }
-        case K::Bool: value.boolean = flag_name(k).rfind("no-", 0) != 0; break;
-        case K::List: value.list = values; break;
+        case K::Bool:
+            value.boolean = flag_name(k).rfind("no-", 0) != 0;
+            break;
+        case K::List:
+            value.list = values;
+            break;
         case K::Params:
             for (const auto& kv : values) value.params.push_back(split_param(kv, flag));
             break;
@@ -536,19 +701,22 @@ void check_run_config(const RunConfig& c) {
     for (const RunConfigKey& k : kTable) {
         if (!k.value) continue;
         const std::optional<double> x = k.value(c);
-        const bool ok = !x || (k.kind == K::Integer ? *x >= static_cast<double>(k.imin) && *x <= static_cast<double>(k.imax)
-                                                    : in_range(k, *x));
+        const bool ok =
+            !x || (k.kind == K::Integer ? *x >= static_cast<double>(k.imin) && *x <= static_cast<double>(k.imax)
+                                        : in_range(k, *x));
         if (!ok) throw InputError(fmt::format("--{}: expected {}, got {}", flag_name(k), expected_text(k), *x));
     }
     if (c.transforms.resample_jobs > 0 && c.transforms.resample_rate == 0)
-        throw InputError("--resample-jobs (run config resample_jobs) needs --resample-rate (resample_rate): the jobs "
-                         "are re-sampled with Poisson arrivals at that rate");
+        throw InputError(
+            "--resample-jobs (run config resample_jobs) needs --resample-rate (resample_rate): the jobs "
+            "are re-sampled with Poisson arrivals at that rate");
     // Measured multi-GPU rates include the job's communication: a contention model on top would count it twice.
     if (c.compat == Compat::Gavel && c.network && *c.network != ContentionMode::None)
-        throw InputError(fmt::format("compat gavel and network {} conflict: the Gavel-compatible mode models no "
-                                     "network (its measured multi-GPU rates include communication); leave network "
-                                     "unset or set it to none",
-                                     contention_mode_name(*c.network)));
+        throw InputError(
+            fmt::format("compat gavel and network {} conflict: the Gavel-compatible mode models no "
+                        "network (its measured multi-GPU rates include communication); leave network "
+                        "unset or set it to none",
+                        contention_mode_name(*c.network)));
 }
 
 ContentionMode effective_network(const RunConfig& c) {

@@ -30,7 +30,7 @@ enum class Compat : std::uint8_t { None, Gavel };
 
 struct RunConfig {
     std::string trace, trace_format = "auto", cluster, profiles;
-    double time_unit = 0;  ///< seconds per unit of the trace's relative times; 0 = the format's default
+    double time_unit = 0;        ///< seconds per unit of the trace's relative times; 0 = the format's default
     TraceTransforms transforms;  ///< filters and re-sampling (their seed is the run's)
     std::string policy = "fifo";
     std::map<std::string, std::string> params;  ///< raw k=v, checked against the policy's specs
@@ -50,11 +50,11 @@ struct RunConfig {
     /// The restart model (models/README.md) and its parameters: keys restart_model, restart_cost,
     /// checkpoint_bytes_per_param, storage_bandwidth, migration_cost.
     RestartSpec restart;
-    double wait_threshold = 3600;               ///< s: summary.jobs_waited_over_threshold counts longer waits
+    double wait_threshold = 3600;  ///< s: summary.jobs_waited_over_threshold counts longer waits
     bool strict = false;
     BadLinePolicy on_bad_line = BadLinePolicy::Error;
     std::size_t timeseries_points = 2000;
-    MeasureWindow measure;                      ///< which jobs the JCT statistics cover
+    MeasureWindow measure;                                ///< which jobs the JCT statistics cover
     UnknownModels unknown_models = UnknownModels::Error;  ///< jobs whose model the profile lacks
     // Outputs (not part of the resolved config that identifies a run).
     std::string out, jobs_csv, event_log;
@@ -100,12 +100,12 @@ enum class KeyKind {
 
 /// One key's value, checked against its kind and range, as `RunConfigKey::set` receives it.
 struct KeyValue {
-    std::string text;                                        ///< Text, Path, Choice
-    std::uint64_t integer = 0;                               ///< Integer
-    double number = 0;                                       ///< Number
-    bool boolean = false;                                    ///< Bool
-    std::vector<std::string> list;                           ///< List
-    std::vector<std::pair<std::string, std::string>> params; ///< Params, in order
+    std::string text;                                         ///< Text, Path, Choice
+    std::uint64_t integer = 0;                                ///< Integer
+    double number = 0;                                        ///< Number
+    bool boolean = false;                                     ///< Bool
+    std::vector<std::string> list;                            ///< List
+    std::vector<std::pair<std::string, std::string>> params;  ///< Params, in order
 };
 
 /// What a run's identity holds besides the config's own fields.
@@ -121,11 +121,11 @@ struct IdentityContext {
 /// specs pick it up; `trace_option` also offers it on `dlsim trace stats|convert`. A key added to the
 /// identity changes every run id unless its echo writes nothing at its default (see unknown_models).
 struct RunConfigKey {
-    const char* key;            ///< as written in a config file
+    const char* key;  ///< as written in a config file
     KeyKind kind;
-    const char* help;           ///< one line for --help
-    const char* default_text;   ///< the default, as --help shows it
-    const char* example;        ///< a valid value as JSON text (documentation; a test applies every one)
+    const char* help;                  ///< one line for --help
+    const char* default_text;          ///< the default, as --help shows it
+    const char* example;               ///< a valid value as JSON text (documentation; a test applies every one)
     std::uint64_t imin = 0, imax = 0;  ///< Integer range, inclusive
     double min = 0, max = 0;           ///< Number range
     bool min_open = false;             ///< Number: min itself is outside the range
@@ -135,9 +135,9 @@ struct RunConfigKey {
     /// Writes the key's part of the run identity into `identity`, or nothing (not part of it). The
     /// table's order is the order of the serialised identity: moving a row changes every run id.
     void (*echo)(nlohmann::ordered_json& identity, const RunConfig& config, const IdentityContext& ctx) = nullptr;
-    bool trace_option = false;  ///< also a flag of `dlsim trace stats|convert`
+    bool trace_option = false;       ///< also a flag of `dlsim trace stats|convert`
     const char* excludes = nullptr;  ///< a key that may not be given together with this one (in one source)
-    const char* flag = nullptr; ///< the long flag when it is not the key with '-' for '_'
+    const char* flag = nullptr;      ///< the long flag when it is not the key with '-' for '_'
     /// Integer and Number keys: the value in a config (none: off or unset), so check_run_config holds a config
     /// built in memory to the same range as one read from a file or flags.
     std::optional<double> (*value)(const RunConfig& config) = nullptr;

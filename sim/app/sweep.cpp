@@ -1,10 +1,10 @@
 #include "sim/app/sweep.hpp"
 
 #include "models/base/input_error.hpp"
+#include "models/base/parse.hpp"
 #include "sim/app/progress.hpp"
 #include "sim/app/run.hpp"
 #include "sim/app/sweep_index.hpp"
-#include "models/base/parse.hpp"
 
 #include <fmt/format.h>
 
@@ -26,7 +26,9 @@ Shard parse_shard(const std::string& text) {
     return {static_cast<std::size_t>(*i), static_cast<std::size_t>(*n)};
 }
 
-std::string sweep_dir(const SweepSpec& spec, const std::string& out) { return out.empty() ? "results/" + spec.name : out; }
+std::string sweep_dir(const SweepSpec& spec, const std::string& out) {
+    return out.empty() ? "results/" + spec.name : out;
+}
 
 namespace {
 
@@ -120,17 +122,20 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         todo.push_back(i);
     }
     if (other_version > 0)
-        fmt::print(stderr, "dlsim: sweep: {} finished results were made by another dlsim version than {}; "
-                           "--no-resume runs them again\n", other_version, dlsim_version());
+        fmt::print(stderr,
+                   "dlsim: sweep: {} finished results were made by another dlsim version than {}; "
+                   "--no-resume runs them again\n",
+                   other_version, dlsim_version());
 
     unsigned threads = options.jobs > 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, todo.size()));
-    const std::string label = options.shard.count > 1
-                                  ? fmt::format("sweep {} shard {}/{}", spec.name, options.shard.index, options.shard.count)
-                                  : fmt::format("sweep {}", spec.name);
-    fmt::print(stderr, "dlsim: {}: {} runs, {} already done, {} -> {}\n", label, selected, already,
-               todo.empty() ? std::string("nothing to run") : fmt::format("{} to run on {} threads", todo.size(), threads),
-               dir);
+    const std::string label = options.shard.count > 1 ? fmt::format("sweep {} shard {}/{}", spec.name,
+                                                                    options.shard.index, options.shard.count)
+                                                      : fmt::format("sweep {}", spec.name);
+    fmt::print(
+        stderr, "dlsim: {}: {} runs, {} already done, {} -> {}\n", label, selected, already,
+        todo.empty() ? std::string("nothing to run") : fmt::format("{} to run on {} threads", todo.size(), threads),
+        dir);
 
     Progress progress(label, selected, already);
     std::mutex progress_mutex;
@@ -152,7 +157,8 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     progress.finish(done, failed ? fmt::format("{} failed", failed) : "");
 
     if (options.shard.count > 1) {
-        fmt::print(stderr, "dlsim: {}: {} runs done, {} failed; when every shard is done: dlsim sweep merge {} --out {}\n",
+        fmt::print(stderr,
+                   "dlsim: {}: {} runs done, {} failed; when every shard is done: dlsim sweep merge {} --out {}\n",
                    label, done - failed, failed, spec.path, dir);
         return failed == 0 ? 0 : 2;
     }

@@ -25,12 +25,16 @@ jf::Json to_config(const jf::Json& values, const std::string& origin) {
     for (const auto& [key, value] : values.items()) {
         for (const char* out : kOutputKeys)
             if (key == out)
-                throw InputError(fmt::format("{}: \"{}\" cannot be set in a sweep: each run writes "
-                                             "<out>/runs/<run id>.json", origin, key));
-        if (key.rfind("params.", 0) == 0) config["params"][key.substr(7)] = value;
+                throw InputError(
+                    fmt::format("{}: \"{}\" cannot be set in a sweep: each run writes "
+                                "<out>/runs/<run id>.json",
+                                origin, key));
+        if (key.rfind("params.", 0) == 0)
+            config["params"][key.substr(7)] = value;
         else if (key == "params" && value.is_object())
             for (const auto& [k, v] : value.items()) config["params"][k] = v;
-        else config[key] = value;
+        else
+            config[key] = value;
     }
     return config;
 }
@@ -41,7 +45,8 @@ jf::Json flatten(const jf::Json& values) {
     for (const auto& [key, value] : values.items()) {
         if (key == "params" && value.is_object())
             for (const auto& [k, v] : value.items()) flat["params." + k] = v;
-        else flat[key] = value;
+        else
+            flat[key] = value;
     }
     return flat;
 }
@@ -59,7 +64,8 @@ std::string folder_name_ok(const std::string& name, const std::string& path) {
 std::string describe_run(const SweepRun& run) {
     std::string out;
     for (const auto& [key, value] : run.values.items())
-        out += fmt::format("{}{}={}", out.empty() ? "" : ", ", key, value.is_string() ? value.get<std::string>() : value.dump());
+        out += fmt::format("{}{}={}", out.empty() ? "" : ", ", key,
+                           value.is_string() ? value.get<std::string>() : value.dump());
     return out.empty() ? "the base run" : out;
 }
 
@@ -75,7 +81,8 @@ SweepSpec load_sweep_spec(const std::string& path) {
 
     RunConfig base = default_run_config();
     base.out.clear();
-    if (doc.contains("base")) apply_config_json(base, to_config(doc["base"], path + ": base"), path + ": base", base_dir);
+    if (doc.contains("base"))
+        apply_config_json(base, to_config(doc["base"], path + ": base"), path + ": base", base_dir);
 
     // The runs' own values, in order: the grid's product, then the explicit list.
     std::vector<jf::Json> overrides;
@@ -129,8 +136,8 @@ SweepSpec load_sweep_spec(const std::string& path) {
             throw InputError(fmt::format("{}: {}", origin, e.what()));
         }
         if (auto [it, fresh] = seen.emplace(run.id, i); !fresh)
-            throw InputError(fmt::format("{}: runs {} and {} are the same run (id {}): remove one", path, it->second, i,
-                                         run.id));
+            throw InputError(
+                fmt::format("{}: runs {} and {} are the same run (id {}): remove one", path, it->second, i, run.id));
         spec.runs.push_back(std::move(run));
     }
     return spec;

@@ -2,14 +2,14 @@
 // simulate, write_outputs), list the built-in policies, and write policies in Python (the API of
 // policies/foreign/view_bindings.hpp). Import it with PYTHONPATH=build/python; docs in policies/foreign/PYTHON_API.md.
 #include "models/base/input_error.hpp"
-#include "policies/registry.hpp"
-#include "sim/app/run.hpp"
 #include "policies/foreign/python_policy.hpp"
 #include "policies/foreign/view_bindings.hpp"
+#include "policies/registry.hpp"
+#include "sim/app/run.hpp"
 
-#include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdlib>
@@ -25,13 +25,20 @@ namespace {
 
 const char* type_name(ParamType t) {
     switch (t) {
-        case ParamType::Int: return "int";
-        case ParamType::Double: return "double";
-        case ParamType::Bool: return "bool";
-        case ParamType::Choice: return "choice";
-        case ParamType::Numbers: return "numbers";
-        case ParamType::Text: return "text";
-        case ParamType::File: return "file";
+        case ParamType::Int:
+            return "int";
+        case ParamType::Double:
+            return "double";
+        case ParamType::Bool:
+            return "bool";
+        case ParamType::Choice:
+            return "choice";
+        case ParamType::Numbers:
+            return "numbers";
+        case ParamType::Text:
+            return "text";
+        case ParamType::File:
+            return "file";
     }
     return "";
 }
@@ -152,7 +159,8 @@ PYBIND11_MODULE(dlsim, m) {
     m.attr("__version__") = dlsim_version();
     py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
     python::define_policy_api(m);
-    m.def("policies", &policies, "The built-in policies: name, description and params (name, type, default, description)");
+    m.def("policies", &policies,
+          "The built-in policies: name, description and params (name, type, default, description)");
     m.def("run", &run, py::arg("trace") = py::none(), py::arg("cluster") = py::none(), py::arg("profiles") = py::none(),
           py::arg("policy") = "fifo", py::arg("params") = py::none(), py::arg("out") = py::none(),
           "Runs one simulation as `dlsim run` does and returns its result (the result JSON as Python objects). "

@@ -1,8 +1,8 @@
 #include "traces/generate/gavel_paper.hpp"
 
 #include "models/base/input_error.hpp"
-#include "traces/generate/python_random.hpp"
 #include "models/base/random.hpp"
+#include "traces/generate/python_random.hpp"
 
 #include <fmt/format.h>
 
@@ -24,9 +24,10 @@ void generate_with_gavel_streams(const GavelPaperOptions& o, const std::vector<S
         std::size_t m = 0;
         while (m < o.models.size() && o.models[m].name != kGavelJobTable[p]) ++m;
         if (m == o.models.size())
-            throw InputError(fmt::format("trace generator (gavel paper, Gavel's streams): the profile has no model "
-                                         "'{}', one of Gavel's 26 job templates",
-                                         kGavelJobTable[p]));
+            throw InputError(
+                fmt::format("trace generator (gavel paper, Gavel's streams): the profile has no model "
+                            "'{}', one of Gavel's 26 job templates",
+                            kGavelJobTable[p]));
         table[p] = m;
     }
     // The rejection draw must end: some template measured at every size that can be drawn.
@@ -34,13 +35,15 @@ void generate_with_gavel_streams(const GavelPaperOptions& o, const std::vector<S
         bool any = false;
         for (const std::size_t m : table) any = any || o.models[m].reference_rate[k] > 0;
         if (!any)
-            throw InputError(fmt::format("trace generator (gavel paper, Gavel's streams): none of Gavel's 26 job "
-                                         "templates has a measured {} throughput on {} GPU(s)",
-                                         o.reference_gpu_type, kGavelScaleFactors[k]));
+            throw InputError(
+                fmt::format("trace generator (gavel paper, Gavel's streams): none of Gavel's 26 job "
+                            "templates has a measured {} throughput on {} GPU(s)",
+                            o.reference_gpu_type, kGavelScaleFactors[k]));
     }
     if (o.seed > UINT64_MAX - 3)
-        throw InputError("trace generator (gavel paper, Gavel's streams): --seed: at most 2^64 - 4 (Gavel seeds its "
-                         "streams with seed + 2 and seed + 3)");
+        throw InputError(
+            "trace generator (gavel paper, Gavel's streams): --seed: at most 2^64 - 4 (Gavel seeds its "
+            "streams with seed + 2 and seed + 3)");
     PythonRandom jobs(o.seed + 2), arrivals(o.seed + 3);
     const double lam = 3600.0 / o.jobs_per_hour;
     trace.jobs.reserve(o.num_jobs);
@@ -48,11 +51,14 @@ void generate_with_gavel_streams(const GavelPaperOptions& o, const std::vector<S
     for (std::size_t i = 0; i < o.num_jobs; ++i) {
         std::size_t k = 0;  // index into kGavelScaleFactors; drawn even without multi-GPU jobs, as Gavel does
         const double r = jobs.uniform(0, 1);
-        if (0.7 <= r && r <= 0.8) k = 1;
-        else if (0.8 <= r && r <= 0.95) k = 2;
-        else if (0.95 <= r) k = 3;
-        const double run_time = jobs.random() >= 0.8 ? 60 * std::pow(10.0, jobs.uniform(3, 4))
-                                                     : 60 * std::pow(10.0, jobs.uniform(1.5, 3));
+        if (0.7 <= r && r <= 0.8)
+            k = 1;
+        else if (0.8 <= r && r <= 0.95)
+            k = 2;
+        else if (0.95 <= r)
+            k = 3;
+        const double run_time =
+            jobs.random() >= 0.8 ? 60 * std::pow(10.0, jobs.uniform(3, 4)) : 60 * std::pow(10.0, jobs.uniform(1.5, 3));
         if (!o.multi_gpu) k = 0;
         std::size_t m = table[jobs.randbelow(kGavelJobTable.size())];
         while (k > 0 && !(o.models[m].reference_rate[k] > 0)) m = table[jobs.randbelow(kGavelJobTable.size())];
@@ -92,9 +98,10 @@ Trace generate_gavel_paper(const GavelPaperOptions& o) {
     }
     for (std::size_t k = 0; k < (o.multi_gpu ? 4u : 1u); ++k)
         if (eligible[k].empty())
-            throw InputError(fmt::format("trace generator (gavel paper): no model of the profile has a measured "
-                                         "{} throughput on {} GPU(s), so jobs of that size cannot be drawn",
-                                         o.reference_gpu_type, kGavelScaleFactors[k]));
+            throw InputError(
+                fmt::format("trace generator (gavel paper): no model of the profile has a measured "
+                            "{} throughput on {} GPU(s), so jobs of that size cannot be drawn",
+                            o.reference_gpu_type, kGavelScaleFactors[k]));
     const StrId reference = trace.strings.intern(o.reference_gpu_type);
     if (o.gavel_streams) {
         generate_with_gavel_streams(o, names, reference, trace);

@@ -37,7 +37,7 @@ struct GavelPaperOptions {
     std::size_t num_jobs = 1000;
     double jobs_per_hour = 1.0;  ///< Poisson arrival rate (Gavel's lam = 3600 / rate s)
     std::uint64_t seed = 0;
-    bool multi_gpu = false;      ///< Gavel's -m: scale factors 1/2/4/8; else every job has 1 GPU
+    bool multi_gpu = false;  ///< Gavel's -m: scale factors 1/2/4/8; else every job has 1 GPU
     std::vector<GavelPaperModel> models;
     std::string reference_gpu_type = "V100";  ///< written as each job's gpu_type
     /// Gavel's own Python random streams (see the header comment); needs every name of kGavelJobTable in
@@ -47,16 +47,32 @@ struct GavelPaperOptions {
 
 /// Gavel's JobTable (scheduler/job_table.py) in its order, which its choice() indexes: ResNet-18 bs 16-256,
 /// ResNet-50 bs 16-128, Transformer bs 16-256, LM bs 5-80, Recommendation bs 512-8192, A3C, CycleGAN.
-inline constexpr std::array<const char*, 26> kGavelJobTable = {
-    "ResNet-18 (batch size 16)",      "ResNet-18 (batch size 32)",       "ResNet-18 (batch size 64)",
-    "ResNet-18 (batch size 128)",     "ResNet-18 (batch size 256)",      "ResNet-50 (batch size 16)",
-    "ResNet-50 (batch size 32)",      "ResNet-50 (batch size 64)",       "ResNet-50 (batch size 128)",
-    "Transformer (batch size 16)",    "Transformer (batch size 32)",     "Transformer (batch size 64)",
-    "Transformer (batch size 128)",   "Transformer (batch size 256)",    "LM (batch size 5)",
-    "LM (batch size 10)",             "LM (batch size 20)",              "LM (batch size 40)",
-    "LM (batch size 80)",             "Recommendation (batch size 512)", "Recommendation (batch size 1024)",
-    "Recommendation (batch size 2048)", "Recommendation (batch size 4096)", "Recommendation (batch size 8192)",
-    "A3C",                            "CycleGAN"};
+inline constexpr std::array<const char*, 26> kGavelJobTable = {"ResNet-18 (batch size 16)",
+                                                               "ResNet-18 (batch size 32)",
+                                                               "ResNet-18 (batch size 64)",
+                                                               "ResNet-18 (batch size 128)",
+                                                               "ResNet-18 (batch size 256)",
+                                                               "ResNet-50 (batch size 16)",
+                                                               "ResNet-50 (batch size 32)",
+                                                               "ResNet-50 (batch size 64)",
+                                                               "ResNet-50 (batch size 128)",
+                                                               "Transformer (batch size 16)",
+                                                               "Transformer (batch size 32)",
+                                                               "Transformer (batch size 64)",
+                                                               "Transformer (batch size 128)",
+                                                               "Transformer (batch size 256)",
+                                                               "LM (batch size 5)",
+                                                               "LM (batch size 10)",
+                                                               "LM (batch size 20)",
+                                                               "LM (batch size 40)",
+                                                               "LM (batch size 80)",
+                                                               "Recommendation (batch size 512)",
+                                                               "Recommendation (batch size 1024)",
+                                                               "Recommendation (batch size 2048)",
+                                                               "Recommendation (batch size 4096)",
+                                                               "Recommendation (batch size 8192)",
+                                                               "A3C",
+                                                               "CycleGAN"};
 
 /// The scale factors and their probabilities with multi-GPU jobs (Gavel's _generate_scale_factor).
 inline constexpr std::array<int, 4> kGavelScaleFactors = {1, 2, 4, 8};

@@ -14,7 +14,8 @@ Trace generate_gavel_mix(const GavelMixOptions& o) {
     if (o.num_jobs == 0) throw InputError("trace generator: --jobs: expected at least 1 job");
     if (!(o.jobs_per_hour > 0) || !std::isfinite(o.jobs_per_hour))
         throw InputError("trace generator: --rate: expected a positive arrival rate in jobs/hour");
-    if ((o.sizes == SizeDistribution::Empirical || o.durations == DurationDistribution::Empirical) && o.empirical.empty())
+    if ((o.sizes == SizeDistribution::Empirical || o.durations == DurationDistribution::Empirical) &&
+        o.empirical.empty())
         throw InputError("trace generator: an empirical distribution needs a source trace (--from)");
     if (o.durations == DurationDistribution::Lognormal && !(o.lognormal_sigma > 0 && std::isfinite(o.lognormal_mu)))
         throw InputError("trace generator: --lognormal: expected MU,SIGMA with SIGMA > 0 (of ln seconds)");
@@ -22,14 +23,15 @@ Trace generate_gavel_mix(const GavelMixOptions& o) {
     trace.format = "generated";
     const char* size_names[] = {"gavel", "empirical"};
     const char* duration_names[] = {"gavel", "lognormal", "empirical"};
-    trace.path = fmt::format("generated(jobs={},rate={}/h,seed={},sizes={},durations={})", o.num_jobs, o.jobs_per_hour,
-                             o.seed, size_names[static_cast<int>(o.sizes)], duration_names[static_cast<int>(o.durations)]);
+    trace.path =
+        fmt::format("generated(jobs={},rate={}/h,seed={},sizes={},durations={})", o.num_jobs, o.jobs_per_hour, o.seed,
+                    size_names[static_cast<int>(o.sizes)], duration_names[static_cast<int>(o.durations)]);
     std::vector<StrId> models;
     for (const auto& m : o.models) models.push_back(trace.strings.intern(m));
 
     // Separate streams, so changing e.g. the model list leaves arrivals and sizes unchanged.
-    Rng arrivals(o.seed, "generate/arrivals"), sizes(o.seed, "generate/sizes"),
-        durations(o.seed, "generate/durations"), kinds(o.seed, "generate/models");
+    Rng arrivals(o.seed, "generate/arrivals"), sizes(o.seed, "generate/sizes"), durations(o.seed, "generate/durations"),
+        kinds(o.seed, "generate/models");
     const double rate_per_s = o.jobs_per_hour / 3600.0;
     trace.jobs.reserve(o.num_jobs);
     double t = 0;

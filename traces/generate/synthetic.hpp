@@ -16,7 +16,7 @@ enum class DurationDistribution { Gavel, Lognormal, Empirical };
 
 struct GavelMixOptions {
     std::size_t num_jobs = 1000;
-    double jobs_per_hour = 1.0;     ///< Poisson arrival rate
+    double jobs_per_hour = 1.0;  ///< Poisson arrival rate
     std::uint64_t seed = 0;
     std::vector<std::string> models;  ///< drawn uniformly; empty = jobs without a model
     SizeDistribution sizes = SizeDistribution::Gavel;

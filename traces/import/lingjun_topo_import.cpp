@@ -62,9 +62,9 @@ struct NaturalLess {
 };
 
 // The assumed hardware (every figure is also in the spec's description, with its tag).
-constexpr int kGpusPerHost = 8;  // Crux (SIGCOMM'24) describes the hosts as 8-GPU servers [R]
-constexpr int kNics = 4;         // [A] one RDMA NIC per two GPUs
-constexpr int kNicGbps = 200;    // [A] 200 Gb/s RoCE
+constexpr int kGpusPerHost = 8;   // Crux (SIGCOMM'24) describes the hosts as 8-GPU servers [R]
+constexpr int kNics = 4;          // [A] one RDMA NIC per two GPUs
+constexpr int kNicGbps = 200;     // [A] 200 Gb/s RoCE
 constexpr double kNicEff = 0.85;  // RoCE efficiency η, dlsim's assumed default [A] (models/README.md)
 constexpr double kNicLatUs = 8;   // RoCE latency α per ring step, dlsim's assumed default [A] (models/README.md)
 
@@ -103,7 +103,7 @@ std::string cluster_from_lingjun_topology(const std::string& path) {
     require_header(csv, fields, kColumns, kHeader);
 
     using Groups = std::map<std::string, long long, NaturalLess>;  // ASW -> hosts
-    std::map<std::string, Groups, NaturalLess> pods;                // PSW -> its ToR groups
+    std::map<std::string, Groups, NaturalLess> pods;               // PSW -> its ToR groups
     std::set<std::string, std::less<>> ips;
     std::string dsw;
     std::uint32_t dsw_line = 0;
@@ -162,9 +162,11 @@ std::string cluster_from_lingjun_topology(const std::string& path) {
         "reports a 2,000+ GPU cluster [R]: fewer than 847 x 8, so not every host may hold 8 GPUs, or the paper "
         "counts another subset; to verify). "
         "Assumed [A]: A100-SXM4-80GB GPUs over NVSwitch (NVLink3, 300 GB/s per GPU and direction, eta 0.70, 1 us: "
-        "dlsim's NVSwitch defaults, models/README.md); {} x {} Gb/s RoCE NICs per host (eta {}, {} us per ring step: dlsim's NIC defaults, models/README.md); every "
+        "dlsim's NVSwitch defaults, models/README.md); {} x {} Gb/s RoCE NICs per host (eta {}, {} us per ring step: "
+        "dlsim's NIC defaults, models/README.md); every "
         "tier non-blocking (oversub 1: the dataset states no ratio); switch latency 0.6 us leaf and spine, 1 us core "
-        "(dlsim's fabric defaults, models/README.md). Built by `dlsim trace cluster --format lingjun topo.csv`; change the [A] "
+        "(dlsim's fabric defaults, models/README.md). Built by `dlsim trace cluster --format lingjun topo.csv`; change "
+        "the [A] "
         "figures in the importer, not here.",
         hosts, groups, smallest, largest, pods.size(), per_pod, dsw, kGpusPerHost, hosts * kGpusPerHost, kNics,
         kNicGbps, kNicEff, kNicLatUs);

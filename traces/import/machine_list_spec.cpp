@@ -40,7 +40,8 @@ std::string MachineListSpec::json(const std::string& name, const std::string& de
         const auto& [type, n, cpus, mem_gb] = key;
         const std::string node_type = fmt::format("{}x{}-{}cpu-{}gb", type, n, cpus, mem_gb);
         // cpus is an integer in the spec: a fractional core count is rounded down.
-        node_types[node_type] = {{"gpu_type", type}, {"gpus", n}, {"cpus", static_cast<long long>(cpus)}, {"mem_gb", mem_gb}};
+        node_types[node_type] = {
+            {"gpu_type", type}, {"gpus", n}, {"cpus", static_cast<long long>(cpus)}, {"mem_gb", mem_gb}};
         racks.push_back({{"node_type", node_type}, {"nodes", node_counts_.at(key)}});
     }
     doc["node_types"] = node_types;

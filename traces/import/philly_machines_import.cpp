@@ -10,8 +10,8 @@
 #include <set>
 #include <string_view>
 
-#include "traces/import/cluster_import.hpp"
 #include "models/base/input_error.hpp"
+#include "traces/import/cluster_import.hpp"
 #include "traces/readers/csv_reader.hpp"
 #include "traces/readers/row_parsing.hpp"
 

@@ -124,8 +124,7 @@ Trace read_alibaba_openb_trace(const std::string& path, const ReadOptions& optio
     while (csv.next(fields)) {
         ++trace.report.rows_read;
         try {
-            if (fields.size() != width)
-                throw field_count_error(path, csv.line(), width, fields.size());
+            if (fields.size() != width) throw field_count_error(path, csv.line(), width, fields.size());
             auto raw = [&](Column c) { return trim(fields[where[c]]); };
             auto fail = [&](Column c, std::string_view expected) -> RowError {
                 return field_error(path, csv.line(), kColumnNames[c], expected, raw(c));

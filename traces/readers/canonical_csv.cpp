@@ -18,12 +18,26 @@ namespace dlsim {
 namespace {
 
 enum Column {
-    kJobId, kSubmitTime, kNumGpus, kDuration, kModel, kGpuType, kAllowedGpuTypes, kGpuFraction, kWork,
-    kUser, kVc, kStatus, kPriority, kMinNumGpus, kMaxNumGpus, kNumColumns
+    kJobId,
+    kSubmitTime,
+    kNumGpus,
+    kDuration,
+    kModel,
+    kGpuType,
+    kAllowedGpuTypes,
+    kGpuFraction,
+    kWork,
+    kUser,
+    kVc,
+    kStatus,
+    kPriority,
+    kMinNumGpus,
+    kMaxNumGpus,
+    kNumColumns
 };
 constexpr std::array<const char*, kNumColumns> kColumnNames = {
-    "job_id", "submit_time", "num_gpus", "duration", "model", "gpu_type", "allowed_gpu_types",
-    "gpu_fraction", "work", "user", "vc", "status", "priority", "min_num_gpus", "max_num_gpus"};
+    "job_id", "submit_time", "num_gpus", "duration", "model",    "gpu_type",     "allowed_gpu_types", "gpu_fraction",
+    "work",   "user",        "vc",       "status",   "priority", "min_num_gpus", "max_num_gpus"};
 constexpr long long kMaxJobGpus = 1'000'000;
 constexpr int kRequired = 4;  // the first four columns
 
@@ -65,8 +79,8 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
     trace.format = "csv";
     std::vector<std::string_view> fields;
     if (!csv.next(fields))
-        throw InputError(fmt::format("{}: empty file, expected a header line starting job_id,submit_time,num_gpus,duration",
-                                     csv.origin()));
+        throw InputError(fmt::format(
+            "{}: empty file, expected a header line starting job_id,submit_time,num_gpus,duration", csv.origin()));
 
     std::array<int, kNumColumns> where;
     where.fill(-1);
@@ -82,14 +96,16 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
                                          csv.line(), name, all));
         }
         if (where[found] >= 0)
-            throw InputError(fmt::format("{}:{}: column '{}' appears twice in the header", csv.origin(), csv.line(), name));
+            throw InputError(
+                fmt::format("{}:{}: column '{}' appears twice in the header", csv.origin(), csv.line(), name));
         where[found] = static_cast<int>(i);
     }
     for (int c = 0; c < kRequired; ++c)
         if (where[c] < 0)
-            throw InputError(fmt::format("{}:{}: missing required column '{}' (a canonical trace needs "
-                                         "job_id,submit_time,num_gpus,duration)",
-                                         csv.origin(), csv.line(), kColumnNames[c]));
+            throw InputError(
+                fmt::format("{}:{}: missing required column '{}' (a canonical trace needs "
+                            "job_id,submit_time,num_gpus,duration)",
+                            csv.origin(), csv.line(), kColumnNames[c]));
     const std::size_t width = fields.size();
     RowParser row(csv, where);
     std::map<std::string, std::uint32_t, std::less<>> seen;  // job id -> line
@@ -97,8 +113,7 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
     while (csv.next(fields)) {
         ++trace.report.rows_read;
         try {
-            if (fields.size() != width)
-                throw field_count_error(csv.origin(), csv.line(), width, fields.size());
+            if (fields.size() != width) throw field_count_error(csv.origin(), csv.line(), width, fields.size());
             JobRecord job;
             job.line = csv.line();
             std::string_view id = row.raw(fields, kJobId);
@@ -117,8 +132,9 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
                 job.priority = row.number(fields, kPriority, -1e300, true, 1e300, "a number");
             // The elastic range, each side optional: an empty cell (or no column) leaves it at num_gpus.
             if (row.has(kMinNumGpus) && !row.raw(fields, kMinNumGpus).empty())
-                job.min_num_gpus = row.integer(fields, kMinNumGpus, 1, job.num_gpus,
-                                               fmt::format("an integer number of GPUs in 1..num_gpus ({})", job.num_gpus));
+                job.min_num_gpus =
+                    row.integer(fields, kMinNumGpus, 1, job.num_gpus,
+                                fmt::format("an integer number of GPUs in 1..num_gpus ({})", job.num_gpus));
             if (row.has(kMaxNumGpus) && !row.raw(fields, kMaxNumGpus).empty())
                 job.max_num_gpus = row.integer(
                     fields, kMaxNumGpus, job.num_gpus, kMaxJobGpus,
@@ -127,15 +143,17 @@ Trace parse(CsvLines& csv, BadLinePolicy on_bad_line) {
                 std::string_view allowed = row.raw(fields, kAllowedGpuTypes);
                 for (std::size_t start = 0; !allowed.empty();) {
                     std::size_t cut = allowed.find('|', start);
-                    std::string_view name = trim(allowed.substr(start, cut == std::string_view::npos ? cut : cut - start));
+                    std::string_view name =
+                        trim(allowed.substr(start, cut == std::string_view::npos ? cut : cut - start));
                     if (name.empty()) row.fail(kAllowedGpuTypes, "GPU type names separated by '|'", allowed);
                     if (cut == std::string_view::npos) break;
                     start = cut + 1;
                 }
             }
             if (auto [it, fresh] = seen.try_emplace(std::string(id), csv.line()); !fresh)
-                throw RowError{"duplicate job_id", fmt::format("{}:{}: column 'job_id': duplicate id '{}' (first on line {})",
-                                                               csv.origin(), csv.line(), id, it->second)};
+                throw RowError{"duplicate job_id",
+                               fmt::format("{}:{}: column 'job_id': duplicate id '{}' (first on line {})", csv.origin(),
+                                           csv.line(), id, it->second)};
             job.id = std::string(id);
             auto intern = [&](Column c) { return row.has(c) ? trace.strings.intern(row.raw(fields, c)) : StrId{0}; };
             job.model = intern(kModel);

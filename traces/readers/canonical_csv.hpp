@@ -14,7 +14,8 @@ namespace dlsim {
 /// and counted by reason in the trace's report; header errors are always fatal.
 Trace read_canonical_csv(const std::string& path, BadLinePolicy on_bad_line = BadLinePolicy::Error);
 /// Same from text in memory; `origin` names it in messages.
-Trace parse_canonical_csv(std::string text, const std::string& origin, BadLinePolicy on_bad_line = BadLinePolicy::Error);
+Trace parse_canonical_csv(std::string text, const std::string& origin,
+                          BadLinePolicy on_bad_line = BadLinePolicy::Error);
 
 /// True when every name in this header line is a canonical column and the required ones are there
 /// (how `--trace-format auto` recognises the canonical CSV among formats whose headers also start job_id).

@@ -90,7 +90,10 @@ bool CsvLines::next(std::vector<std::string_view>& fields) {
             std::size_t start = 0;
             for (;;) {
                 std::size_t cut = row.find(sep_, start);
-                if (cut == std::string_view::npos) { fields.push_back(row.substr(start)); break; }
+                if (cut == std::string_view::npos) {
+                    fields.push_back(row.substr(start));
+                    break;
+                }
                 fields.push_back(row.substr(start, cut - start));
                 start = cut + 1;
             }
@@ -112,7 +115,11 @@ bool CsvLines::next(std::vector<std::string_view>& fields) {
             }
             char c = row[i];
             if (c == '"') {
-                if (quoted && i + 1 < row.size() && row[i + 1] == '"') { unquoted_.push_back('"'); i += 2; continue; }
+                if (quoted && i + 1 < row.size() && row[i + 1] == '"') {
+                    unquoted_.push_back('"');
+                    i += 2;
+                    continue;
+                }
                 quoted = !quoted;
                 ++i;
                 continue;

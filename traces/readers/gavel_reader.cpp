@@ -46,7 +46,6 @@ constexpr Form kPhysical{"physical_cluster",
                          {"job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir", "total_steps",
                           "scale_factor", "priority_weight", "SLO", "arrival_time"}};
 
-
 std::string column_list(const Form& f) {
     std::string s;
     for (std::size_t i = 0; i < f.width; ++i) {

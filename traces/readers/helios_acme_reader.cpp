@@ -23,32 +23,52 @@ namespace dlsim {
 namespace {
 
 enum Column {
-    kJobId, kUser, kVc, kGpuNum, kCpuNum, kNodeNum, kType, kState, kSubmitTime, kStartTime, kEndTime, kDuration,
-    kQueue, kGpuTime, kMemPerPod, kSharedMemPerPod, kFailTime, kStopTime, kNumColumns
+    kJobId,
+    kUser,
+    kVc,
+    kGpuNum,
+    kCpuNum,
+    kNodeNum,
+    kType,
+    kState,
+    kSubmitTime,
+    kStartTime,
+    kEndTime,
+    kDuration,
+    kQueue,
+    kGpuTime,
+    kMemPerPod,
+    kSharedMemPerPod,
+    kFailTime,
+    kStopTime,
+    kNumColumns
 };
 constexpr std::array<const char*, kNumColumns> kColumnNames = {
-    "job_id", "user",  "vc",       "gpu_num",  "cpu_num",        "node_num",           "type",
-    "state",  "submit_time", "start_time", "end_time", "duration", "queue", "gpu_time",
-    "mem_per_pod_GB", "shared_mem_per_pod", "fail_time", "stop_time"};
+    "job_id",      "user",       "vc",       "gpu_num",  "cpu_num", "node_num", "type",           "state",
+    "submit_time", "start_time", "end_time", "duration", "queue",   "gpu_time", "mem_per_pod_GB", "shared_mem_per_pod",
+    "fail_time",   "stop_time"};
 /// Columns read but not used for the job record (listed in the report's assumptions when present).
-constexpr std::array<Column, 8> kUnused = {kCpuNum, kNodeNum, kType, kQueue, kMemPerPod, kSharedMemPerPod,
-                                           kFailTime, kStopTime};
+constexpr std::array<Column, 8> kUnused = {kCpuNum,    kNodeNum,         kType,     kQueue,
+                                           kMemPerPod, kSharedMemPerPod, kFailTime, kStopTime};
 
 /// What differs between the two formats.
 struct Flavour {
     const char* format;
-    const char* header;               ///< the published header, for messages
-    std::array<Column, 8> required;   ///< kNumColumns pads the list
+    const char* header;              ///< the published header, for messages
+    std::array<Column, 8> required;  ///< kNumColumns pads the list
     bool acme;
 };
 
 constexpr Flavour kHelios = {
-    "helios", "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue",
-    {kJobId, kGpuNum, kState, kSubmitTime, kStartTime, kEndTime, kDuration, kNumColumns}, false};
+    "helios",
+    "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue",
+    {kJobId, kGpuNum, kState, kSubmitTime, kStartTime, kEndTime, kDuration, kNumColumns},
+    false};
 constexpr Flavour kAcme = {
     "acme",
     "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time",
-    {kJobId, kGpuNum, kState, kSubmitTime, kStartTime, kEndTime, kDuration, kGpuTime}, true};
+    {kJobId, kGpuNum, kState, kSubmitTime, kStartTime, kEndTime, kDuration, kGpuTime},
+    true};
 
 /// The five terminal states both logs document (Acme README note 1; Helios uses the same Slurm words).
 JobOutcome outcome_of(std::string_view state, bool& known) {
@@ -126,9 +146,10 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
     }
     for (Column c : flavour.required)
         if (c != kNumColumns && where[c] < 0)
-            throw InputError(fmt::format("{}:{}: missing required column '{}' in the header (a {} trace has the "
-                                         "header {})",
-                                         path, csv.line(), kColumnNames[c], flavour.format, flavour.header));
+            throw InputError(
+                fmt::format("{}:{}: missing required column '{}' in the header (a {} trace has the "
+                            "header {})",
+                            path, csv.line(), kColumnNames[c], flavour.format, flavour.header));
     const std::size_t width = fields.size();
     // A kept row holds three 19-character times, so no file holds more than bytes / 64 of them: reserving that
     // touches no memory until used and saves re-copying a growing vector of a million records.
@@ -143,8 +164,7 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
     while (csv.next(fields)) {
         ++report.rows_read;
         try {
-            if (fields.size() != width)
-                throw field_count_error(path, csv.line(), width, fields.size());
+            if (fields.size() != width) throw field_count_error(path, csv.line(), width, fields.size());
             const std::string_view id = row.raw(kJobId);
             if (id.empty()) row.fail(kJobId, "a non-empty job id", id);
             const auto gpus = parse_integer(row.raw(kGpuNum));
@@ -178,8 +198,10 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
                 if (flavour.acme && std::abs(duration - (end - submit)) <= 1)
                     ++duration_with_queue;
                 else if (flavour.acme)
-                    row.fail(kDuration, fmt::format("end_time - start_time = {} s or end_time - submit_time = {} s "
-                                                    "(within 1 s)", run, end - submit),
+                    row.fail(kDuration,
+                             fmt::format("end_time - start_time = {} s or end_time - submit_time = {} s "
+                                         "(within 1 s)",
+                                         run, end - submit),
                              row.raw(kDuration));
                 else
                     row.fail(kDuration, fmt::format("end_time - start_time = {} s (within 1 s)", run),
@@ -225,8 +247,10 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
                      [&](std::uint32_t a, std::uint32_t b) { return trace.jobs[a].id < trace.jobs[b].id; });
     std::vector<std::pair<std::uint32_t, std::uint32_t>> duplicates;  // (job index, line of the first)
     for (std::size_t i = 1, first = 0; i < order.size(); ++i) {
-        if (trace.jobs[order[i]].id != trace.jobs[order[first]].id) first = i;
-        else duplicates.emplace_back(order[i], trace.jobs[order[first]].line);
+        if (trace.jobs[order[i]].id != trace.jobs[order[first]].id)
+            first = i;
+        else
+            duplicates.emplace_back(order[i], trace.jobs[order[first]].line);
     }
     if (!duplicates.empty()) {
         std::sort(duplicates.begin(), duplicates.end());
@@ -246,30 +270,35 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
     }
 
     auto& a = report.assumptions;
-    a.push_back("state -> outcome: COMPLETED = completed, CANCELLED = killed (by its user), FAILED, TIMEOUT and "
-                "NODE_FAIL = failed (as the Acme README counts them)");
+    a.push_back(
+        "state -> outcome: COMPLETED = completed, CANCELLED = killed (by its user), FAILED, TIMEOUT and "
+        "NODE_FAIL = failed (as the Acme README counts them)");
     if (!odd_states.empty())
         a.push_back(fmt::format("states outside the documented five are kept with outcome unknown: {}",
                                 list_counts(odd_states)));
-    a.push_back("run time = end_time - start_time (s); rows without a start_time (never started) or an end_time "
-                "(not finished) are dropped, and so are rows with end_time = start_time (under the 1 s resolution): "
-                "the authors document no repair");
+    a.push_back(
+        "run time = end_time - start_time (s); rows without a start_time (never started) or an end_time "
+        "(not finished) are dropped, and so are rows with end_time = start_time (under the 1 s resolution): "
+        "the authors document no repair");
     a.push_back("CPU-only rows (gpu_num = 0) are dropped before their other columns are checked");
     if (flavour.acme) {
         a.push_back("times carry their zone offset (Seren +08:00, Kalos +00:00); a time without one is read as UTC");
-        a.push_back("type (the workload type: pretraining, SFT, evaluation, debug, ...) is not kept: the canonical "
-                    "record has no field for it, and using it as the model would match no throughput profile");
-        a.push_back("gpu_time must equal duration x gpu_num (the README's definition); duration must equal "
-                    "end_time - start_time within 1 s, or end_time - submit_time (Kalos)");
+        a.push_back(
+            "type (the workload type: pretraining, SFT, evaluation, debug, ...) is not kept: the canonical "
+            "record has no field for it, and using it as the model would match no throughput profile");
+        a.push_back(
+            "gpu_time must equal duration x gpu_num (the README's definition); duration must equal "
+            "end_time - start_time within 1 s, or end_time - submit_time (Kalos)");
         if (duration_with_queue > 0)
-            a.push_back(fmt::format("{} rows' duration is end_time - submit_time (it includes the queue, as in the "
-                                    "Kalos example rows of the README): their run time is still end_time - start_time",
-                                    duration_with_queue));
-        if (no_gpu_time > 0)
-            a.push_back(fmt::format("{} rows have an empty gpu_time, left unchecked", no_gpu_time));
+            a.push_back(
+                fmt::format("{} rows' duration is end_time - submit_time (it includes the queue, as in the "
+                            "Kalos example rows of the README): their run time is still end_time - start_time",
+                            duration_with_queue));
+        if (no_gpu_time > 0) a.push_back(fmt::format("{} rows have an empty gpu_time, left unchecked", no_gpu_time));
     } else {
-        a.push_back("times have no zone and are read as UTC: they are the cluster's local clock (UTC+8), so hours "
-                    "of day are local hours");
+        a.push_back(
+            "times have no zone and are read as UTC: they are the cluster's local clock (UTC+8), so hours "
+            "of day are local hours");
         a.push_back("the duration column must equal end_time - start_time within 1 s");
     }
     std::string unused;
@@ -286,7 +315,6 @@ Trace read_cluster_log(const std::string& path, const ReadOptions& options, cons
     finish_trace(trace);
     return trace;
 }
-
 
 }  // namespace
 

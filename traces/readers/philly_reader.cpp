@@ -86,8 +86,7 @@ Trace read_csv_form(const std::string& path, std::string text, const ReadOptions
     while (csv.next(fields)) {
         ++trace.report.rows_read;
         try {
-            if (fields.size() != width)
-                throw field_count_error(path, csv.line(), width, fields.size());
+            if (fields.size() != width) throw field_count_error(path, csv.line(), width, fields.size());
             auto raw = [&](CsvColumn c) { return trim(fields[where[c]]); };
             auto fail = [&](CsvColumn c, std::string_view expected) { csv_fail(csv, c, expected, raw(c)); };
             JobRecord job;

@@ -74,8 +74,6 @@ private:
     std::size_t mask_, slot_ = 0, hash_ = 0;
 };
 
-
-
 Trace read_flavor(const std::string& path, const ReadOptions& options, const Flavor& flavor) {
     Trace trace;
     trace.path = path;
@@ -136,8 +134,7 @@ Trace read_flavor(const std::string& path, const ReadOptions& options, const Fla
             throw field_error(path, line, kColumnNames[c], expected, raw(c));
         };
         try {
-            if (fields.size() != width)
-                throw field_count_error(path, line, width, fields.size());
+            if (fields.size() != width) throw field_count_error(path, line, width, fields.size());
             JobRecord job;
             job.line = line;
             const std::string_view id = raw(kJobId);

@@ -23,12 +23,16 @@ bool detect_canonical(std::string_view, std::string_view first_line) {
 std::span<const TraceFormat> trace_formats() {
     // Detection tries them in this order; the canonical CSV, the catch-all for job_id headers, is last.
     static const TraceFormat kFormats[] = {
-        {"philly", "Philly: the per-job CSV (timestamp,duration,num_gpus,gpu_time,cluster) and the raw cluster_job_log JSON", detect_philly, read_philly_trace},
-        {"gavel", "Gavel: tab-separated traces, 7-column (msr) and 10-column (physical_cluster) forms", detect_gavel, read_gavel_trace},
+        {"philly",
+         "Philly: the per-job CSV (timestamp,duration,num_gpus,gpu_time,cluster) and the raw cluster_job_log JSON",
+         detect_philly, read_philly_trace},
+        {"gavel", "Gavel: tab-separated traces, 7-column (msr) and 10-column (physical_cluster) forms", detect_gavel,
+         read_gavel_trace},
         {"tiresias", "Tiresias: CSV with submit_time and duration in seconds", detect_tiresias, read_tiresias_trace},
         {"muri", "Muri: CSV with submit_time and duration in milliseconds", detect_muri, read_muri_trace},
         {"alibaba-openb", "Alibaba GPU 2023 (openb) pod lists", detect_alibaba_openb, read_alibaba_openb_trace},
-        {"alibaba-pai2020", "Alibaba PAI 2020: headerless pai_job_table + pai_task_table, joined per job", detect_alibaba_pai2020, read_alibaba_pai2020_trace},
+        {"alibaba-pai2020", "Alibaba PAI 2020: headerless pai_job_table + pai_task_table, joined per job",
+         detect_alibaba_pai2020, read_alibaba_pai2020_trace},
         {"helios", "Helios cluster_log.csv (wall-clock times)", detect_helios, read_helios_trace},
         {"acme", "Acme (Seren/Kalos) job traces (ISO times with zone offsets)", detect_acme, read_acme_trace},
         {"csv", "dlsim's canonical CSV (job_id,submit_time,num_gpus,duration,...)", detect_canonical,
@@ -59,11 +63,14 @@ Trace read_trace(const std::string& path, const std::string& format, const ReadO
         names += (names.empty() ? "" : ", ") + std::string(f.name);
     }
     if (first.empty())
-        throw InputError(fmt::format("{}: empty file, expected a trace (a canonical one starts with the header "
-                                     "job_id,submit_time,num_gpus,duration)", path));
-    throw InputError(fmt::format("{}:1: cannot tell the trace format from the file name and first line '{}' "
-                                 "(give --trace-format, one of: {})",
-                                 path, first.substr(0, 80), names));
+        throw InputError(
+            fmt::format("{}: empty file, expected a trace (a canonical one starts with the header "
+                        "job_id,submit_time,num_gpus,duration)",
+                        path));
+    throw InputError(
+        fmt::format("{}:1: cannot tell the trace format from the file name and first line '{}' "
+                    "(give --trace-format, one of: {})",
+                    path, first.substr(0, 80), names));
 }
 
 }  // namespace dlsim
