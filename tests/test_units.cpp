@@ -40,16 +40,8 @@ using Catch::Matchers::Contains;
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures
+// Fixtures (kTwoRacks and kOneModelProfile: tests/support/cluster_fixtures.hpp)
 // ---------------------------------------------------------------------------------------------
-
-/// 2 racks x 2 nodes x 4 GPUs of one type "g": nodes 0,1 in rack 0, nodes 2,3 in rack 1;
-/// GPUs 0-3 on node 0, 4-7 on node 1, 8-11 on node 2, 12-15 on node 3.
-const char* kTwoRacks =
-    R"({"gpu_types": {"g": {}}, "node_types": {"n": {"gpu_type": "g", "gpus": 4}},
-        "racks": [{"node_type": "n", "nodes": 2, "count": 2}]})";
-
-const char* kOneModelProfile = R"({"models": {"m": {"throughput": {"g": 1}}}})";
 
 /// Every field of a CSV line as owned strings.
 std::vector<std::string> owned(const std::vector<std::string_view>& f) { return {f.begin(), f.end()}; }
