@@ -13,6 +13,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::cluster_tests {
+
 TEST_CASE("Cluster: type lookup through aliases, case-insensitively", "[unit]") {
     const Cluster c = parse_cluster(kMixedCluster, "mixed.json");
     REQUIRE(c.gpu_types.size() == 2u);
@@ -68,3 +70,5 @@ TEST_CASE("Cluster: node and GPU numbering, per-type counts", "[unit]") {
     CHECK(c.max_node_gpus(0) == 8);
     CHECK(c.max_node_gpus(1) == 4);
 }
+
+}  // namespace dlsim::test::cluster_tests

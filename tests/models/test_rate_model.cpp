@@ -12,6 +12,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::rate_model_tests {
+
 TEST_CASE("RateModel: single, rate and single_by_name", "[unit]") {
     const Cluster c = parse_cluster(kMixedCluster, "mixed.json");
     // resnet: V100 through its alias, K80 by name, P100 only in the profile.
@@ -46,3 +48,5 @@ TEST_CASE("RateModel: single, rate and single_by_name", "[unit]") {
     CHECK(r.single_by_name(kNoModel, "P100") == std::optional<double>(1.0));
     CHECK(r.single_by_name(kNoModel, "A100") == std::nullopt);
 }
+
+}  // namespace dlsim::test::rate_model_tests

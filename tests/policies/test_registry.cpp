@@ -8,6 +8,9 @@
 #include <vector>
 
 using namespace dlsim;
+
+namespace dlsim::test::registry_tests {
+
 using Catch::Matchers::Contains;
 
 namespace {
@@ -67,3 +70,5 @@ TEST_CASE("registry: built-in entries by name, unknown names list the valid ones
     CHECK_THROWS_WITH(builtin_placers().find("randomly"),
                       Contains("randomly") && Contains("consolidated, spread, random, strict-locality"));
 }
+
+}  // namespace dlsim::test::registry_tests

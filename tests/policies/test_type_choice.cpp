@@ -13,6 +13,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::type_choice_tests {
+
 namespace {
 /// Types in cluster order: a (idx 0), b (1), c (2), 8 GPUs each.
 const char* kThreeTypes =
@@ -90,3 +92,5 @@ TEST_CASE("fastest_type ignores what is free and respects the mask", "[unit]") {
     j.runnable = 0b011;
     CHECK(fastest_type(w.view, j) == 1u);
 }
+
+}  // namespace dlsim::test::type_choice_tests

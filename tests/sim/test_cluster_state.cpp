@@ -10,6 +10,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::cluster_state_tests {
+
 TEST_CASE("ClusterState: allocate and release keep free counts and the free index", "[unit]") {
     const Cluster c = parse_cluster(kTwoRacks, "c.json");
     ClusterState s(c);
@@ -125,3 +127,5 @@ TEST_CASE("ClusterState: the free index works past 64 nodes of a type", "[unit]"
     CHECK(s.node_with_free(0, 1) == 67u);
     CHECK(s.free_gpus(0) == 140 - 132 - 1);
 }
+
+}  // namespace dlsim::test::cluster_state_tests

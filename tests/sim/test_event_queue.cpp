@@ -12,6 +12,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::event_queue_tests {
+
 TEST_CASE("EventQueue: same instant pops Completion, Failure, Arrival, Timer", "[unit]") {
     EventQueue q;
     q.push(5, Phase::Timer, 0, 0);
@@ -107,3 +109,5 @@ TEST_CASE("EventQueue: random interleaved pushes and pops match an ordered-set r
     CHECK(ref.empty());
     CHECK(pushed > 500u);
 }
+
+}  // namespace dlsim::test::event_queue_tests

@@ -11,6 +11,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::metrics_tests {
+
 TEST_CASE("percentile: numpy linear interpolation", "[unit]") {
     const std::vector<double> v{1, 2, 3, 4};
     // position = q/100 * (n - 1): p50 -> 1.5, p95 -> 2.85, p99 -> 2.97.
@@ -253,3 +255,5 @@ TEST_CASE("Metrics: never more buckets than microseconds, none when points = 0",
     CHECK(none.m.timeseries().time.empty());
     CHECK(none.m.summarize(none.jobs, 0).gpu_utilization == Approx(0.5).margin(1e-12));  // still integrated
 }
+
+}  // namespace dlsim::test::metrics_tests

@@ -11,6 +11,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::random_tests {
+
 TEST_CASE("Rng: known values of splitmix64 and xoshiro256**", "[unit]") {
     // splitmix64 from state 0 (reference values of Vigna's splitmix64.c).
     std::uint64_t st = 0;
@@ -75,3 +77,5 @@ TEST_CASE("Rng: uniform in [0, 1), exponential mean, below(n)", "[unit]") {
     CHECK(counts[3] == 0);
     for (std::size_t k = 0; k < 3; ++k) CHECK(std::abs(counts[k] - 10'000) < 500);  // SD = 82
 }
+
+}  // namespace dlsim::test::random_tests

@@ -13,6 +13,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::consolidated_placer_tests {
+
 TEST_CASE("ConsolidatedPlacer: one node, best fit, ties to the lowest id", "[unit]") {
     World w(kTwoRacks, kOneModelProfile);
     ConsolidatedPlacer p;
@@ -150,3 +152,5 @@ TEST_CASE("ConsolidatedPlacer: false when the type has too few free GPUs", "[uni
     CHECK_FALSE(p.place(w.view, 0, 6, out));
     CHECK(out.empty());
 }
+
+}  // namespace dlsim::test::consolidated_placer_tests

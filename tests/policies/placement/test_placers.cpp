@@ -16,6 +16,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::placers_tests {
+
 namespace {
 
 int total(const std::vector<NodeShare>& out) {
@@ -245,3 +247,5 @@ TEST_CASE("strict-locality in a run: a start it cannot place is declined and the
     CHECK(start_s(consolidated, 2) == 1.0);
     CHECK(finish_s(consolidated, 2) == 11.0);
 }
+
+}  // namespace dlsim::test::placers_tests

@@ -12,6 +12,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::synthetic_tests {
+
 TEST_CASE("generate_gavel_mix: deterministic in its options", "[unit]") {
     GavelMixOptions o;
     o.num_jobs = 500;
@@ -92,3 +94,5 @@ TEST_CASE("generate_gavel_mix: published statistics over 100k jobs", "[unit]") {
     const double rate_per_hour = (n - 1) / t.jobs.back().submit_time * 3600.0;
     CHECK(rate_per_hour == Approx(240.0).epsilon(0.02));
 }
+
+}  // namespace dlsim::test::synthetic_tests

@@ -10,6 +10,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::canonical_csv_tests {
+
 TEST_CASE("canonical CSV: write then parse round-trips every field", "[unit]") {
     Trace t;
     t.path = "mem";
@@ -96,3 +98,5 @@ TEST_CASE("canonical CSV: a quoted field with a line break round-trips (RFC 4180
     REQUIRE(back.jobs.size() == 1u);
     CHECK(back.jobs[0].id == "two\nlines");
 }
+
+}  // namespace dlsim::test::canonical_csv_tests

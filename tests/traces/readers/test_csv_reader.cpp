@@ -11,6 +11,9 @@
 #include <vector>
 
 using namespace dlsim;
+
+namespace dlsim::test::csv_reader_tests {
+
 using Catch::Matchers::Contains;
 
 namespace {
@@ -70,3 +73,5 @@ TEST_CASE("CsvLines: other separators, unterminated quotes", "[unit]") {
     CHECK(trim(" \t x y \t") == "x y");
     CHECK(trim("   ").empty());
 }
+
+}  // namespace dlsim::test::csv_reader_tests
