@@ -18,6 +18,9 @@
 #include <vector>
 
 using namespace dlsim;
+
+namespace dlsim::test::calibration_tests {
+
 using Catch::Matchers::Contains;
 
 namespace {
@@ -193,3 +196,5 @@ TEST_CASE("calibration on Pollux's placements: held-out MAPE per application", "
         CHECK(mape == Approx(expected_mape.at(m.name)).epsilon(1e-6));
     }
 }
+
+}  // namespace dlsim::test::calibration_tests

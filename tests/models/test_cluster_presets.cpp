@@ -11,6 +11,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::cluster_presets_tests {
+
 namespace {
 
 const std::string kDir = std::string(DLSIM_SOURCE_DIR) + "/models/clusters/";
@@ -125,3 +127,5 @@ TEST_CASE("cluster presets: alibaba_lingjun PSW P8's uplink = 179 hosts x 4 x 20
     CHECK(up(t, psw) == Approx(179 * 4 * 200 * kGbps));  // 17.9 TB/s, 1:1
     CHECK(t.path_bottleneck(0, 846) == Approx(4 * 200 * kGbps));  // P8 to P12: the hosts' NICs
 }
+
+}  // namespace dlsim::test::cluster_presets_tests

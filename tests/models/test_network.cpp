@@ -18,6 +18,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::network_tests {
+
 namespace {
 
 /// 1e-9 relative.
@@ -395,3 +397,5 @@ TEST_CASE("network: measured multi-GPU throughputs calibrate the intra-node ring
     free.allocated(0, 0, 0, Allocation{0, {{0, 2}}}, changed);
     CHECK(changed.at(0).rate == 20);
 }
+
+}  // namespace dlsim::test::network_tests

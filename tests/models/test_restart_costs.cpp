@@ -16,6 +16,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::restart_costs_tests {
+
 namespace {
 
 std::string profile_text() {
@@ -216,3 +218,5 @@ TEST_CASE("restart costs: the run config builds the model; summary and job recor
     CHECK(p.summary.restarts == 0);
     CHECK(p.config_json.find("restart_model") == std::string::npos);
 }
+
+}  // namespace dlsim::test::restart_costs_tests

@@ -14,6 +14,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::space_sharing_tests {
+
 namespace {
 
 std::string profile_with_pair(double a_with_b, double b_with_a) {
@@ -311,3 +313,5 @@ TEST_CASE("space sharing: fifo space_sharing packs a blocked head only above Gav
         CHECK(o.jobs[0].packed_time == 0);
     }
 }
+
+}  // namespace dlsim::test::space_sharing_tests

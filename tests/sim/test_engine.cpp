@@ -8,6 +8,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::engine_tests {
+
 TEST_CASE("engine: one policy call per instant, after all of its events, in trace order", "[engine]") {
     EngineFixture f(1, 4, "job_id,submit_time,num_gpus,duration\nx,5,1,1\ny,0,1,2\nz,0,1,2\nw,0,2,5\n");
     ScriptedPolicy policy([](const ClusterView& v, const Changes& c, Decisions& out) {
@@ -107,3 +109,5 @@ TEST_CASE("engine: the end-of-run audit catches a policy that leaves jobs queued
     Simulator sim(f.in.cluster, f.rates, f.jobs, idle, f.placer, {});
     CHECK_THROWS_WITH(sim.run(), Catch::Contains("1 jobs neither finished nor rejected"));
 }
+
+}  // namespace dlsim::test::engine_tests

@@ -15,6 +15,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::engine_transitions_tests {
+
 namespace {
 
 /// Jobs without a model run at 1 iteration/s per GPU, halved while another job holds GPUs on any of
@@ -412,3 +414,5 @@ TEST_CASE("engine: a start may name a placer instead of the run's", "[engine]") 
     REQUIRE(seen[1].shares.size() == 1);
     CHECK(seen[1].shares[0].gpus == 2);
 }
+
+}  // namespace dlsim::test::engine_transitions_tests

@@ -7,6 +7,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::heterogeneity_tests {
+
 namespace {
 
 const char* kK80Cluster = R"({"gpu_types": {"K80": {"aliases": ["k80"]}},
@@ -70,3 +72,5 @@ TEST_CASE("allowed_gpu_types restricts the types a job may use", "[heterogeneity
     CHECK(in.cluster.gpu_types[o.job_gpu_type[1]].name == "V100");
     CHECK(finish_s(o, 1) == 10);
 }
+
+}  // namespace dlsim::test::heterogeneity_tests

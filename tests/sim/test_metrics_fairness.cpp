@@ -11,6 +11,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::metrics_fairness_tests {
+
 namespace {
 
 // One GPU, fifo. a [0, 10), b waits from 2 and runs [10, 14), c waits from 5 and runs [14, 20).
@@ -161,3 +163,5 @@ TEST_CASE("finish-time fairness: on a cluster wider than g x N-bar the share is 
     CHECK(finish_s(three, 2) == 14);
     CHECK(three.ftf_rho[2] == Approx(1.92).epsilon(1e-12));
 }
+
+}  // namespace dlsim::test::metrics_fairness_tests

@@ -13,6 +13,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::queueing_tests {
+
 namespace {
 
 /// Poisson arrivals at rate lambda of single-GPU jobs whose durations `size()` draws (at least 1 µs: the
@@ -368,3 +370,5 @@ TEST_CASE("M/G/1 with hyperexponential sizes (SCV 10) at rho = 0.7: las with qua
     WARN("FB " << fb << " las " << las.summary.avg_jct << " (standard error " << se << ", " << las.summary.preemptions
                << " preemptions)");
 }
+
+}  // namespace dlsim::test::queueing_tests

@@ -11,6 +11,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::replay_tests {
+
 TEST_CASE("replay identity: every job on its original type and count finishes in its duration", "[replay]") {
     // Gavel's measured profile; 300 jobs of random models on their original types (as allowed types,
     // so the fastest-type rule cannot move them), on a cluster big enough to start them all at once.
@@ -89,3 +91,5 @@ TEST_CASE("determinism: two runs are byte-identical outside \"run\"", "[replay][
         CHECK(ta.size() > 100000);  // 1,000 job records and the time series are really there
     }
 }
+
+}  // namespace dlsim::test::replay_tests

@@ -6,6 +6,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::schedules_tests {
+
 TEST_CASE("fifo: strict order, head-of-line blocking, simultaneous arrivals and completions", "[schedule][fifo]") {
     // One node with 2 GPUs; jobs without a model run exactly their duration on their GPU count.
     //  t=0   a, b arrive together (trace order): a starts; b needs 2, 1 free -> blocked.
@@ -599,3 +601,5 @@ TEST_CASE("fifo backfill=easy: a later job starts only if it does not delay the 
     CHECK(start_s(over, 1) == 11);
     CHECK_THROWS_WITH(run_policy(in, "fifo", "estimate_factor=0.5"), Catch::Contains("parameter estimate_factor"));
 }
+
+}  // namespace dlsim::test::schedules_tests

@@ -1,11 +1,13 @@
 #pragma once
 // Driving a placer by hand in tests: a cluster, the state of its GPUs, the read-only view the engine
-// would hand a placer, and placements as comparable, printable values.
+// would hand a placer, and placements as comparable, printable values. The clusters the placer tests
+// share (kTwoRacks, kOneModelProfile) are in cluster_fixtures.hpp.
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"
 #include "policies/cluster_view.hpp"
 #include "sim/cluster_state.hpp"
+#include "tests/support/cluster_fixtures.hpp"
 
 #include <algorithm>
 #include <compare>

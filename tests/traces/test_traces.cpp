@@ -22,6 +22,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::traces_tests {
+
 namespace {
 
 Trace small_trace() {
@@ -466,3 +468,5 @@ TEST_CASE("an elastic job must finish within engine time on its min_num_gpus", "
                       Catch::StartsWith("elastic.csv:2: column 'duration': the job would run 4e+12 s on g at its "
                                         "min_num_gpus (1)"));
 }
+
+}  // namespace dlsim::test::traces_tests

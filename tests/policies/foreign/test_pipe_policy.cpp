@@ -29,6 +29,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::pipe_policy_tests {
+
 namespace {
 
 const std::string kSource = DLSIM_SOURCE_DIR;
@@ -407,3 +409,5 @@ TEST_CASE("pipe: commands split like a shell's plain words and quotes", "[pipe]"
     CHECK_THROWS_WITH(split_command("a \"b"), "an unterminated \" quote");
     CHECK_THROWS_WITH(split_command("a\\"), "a trailing backslash");
 }
+
+}  // namespace dlsim::test::pipe_policy_tests

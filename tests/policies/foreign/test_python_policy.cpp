@@ -12,6 +12,9 @@
 
 using namespace dlsim;
 using namespace dlsim::test;
+
+namespace dlsim::test::python_policy_tests {
+
 using Json = nlohmann::ordered_json;
 
 namespace {
@@ -262,3 +265,5 @@ class P(dlsim.Policy):
         CHECK_THAT(r.err, Catch::Contains("(index 0, " + kSource + "/traces/samples/gavel_mix_default.csv:2)"));
     }
 }
+
+}  // namespace dlsim::test::python_policy_tests

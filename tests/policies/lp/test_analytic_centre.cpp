@@ -16,6 +16,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::analytic_centre_tests {
+
 namespace {
 
 constexpr double no_capacity = CentreProblem::no_capacity;
@@ -707,3 +709,5 @@ TEST_CASE("row centre: the same centre as the block solver on 100 random instanc
             if (variable_of[e] >= 0) CHECK(x[variable_of[e]] == Approx(expected[e]).epsilon(1e-7).margin(1e-10));
     }
 }
+
+}  // namespace dlsim::test::analytic_centre_tests

@@ -9,6 +9,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::lp_tests {
+
 namespace {
 constexpr double inf = LinearProgram::infinity;
 Approx exact(double value) { return Approx(value).margin(1e-9); }
@@ -184,3 +186,5 @@ TEST_CASE("max-min allocation: no time on a type where the job has no throughput
     CHECK(b.fraction(0, 1) == 0.0);
     CHECK(b.fraction(1, 1) == 0.0);
 }
+
+}  // namespace dlsim::test::lp_tests

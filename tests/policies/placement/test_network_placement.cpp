@@ -15,6 +15,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::network_placement_tests {
+
 namespace {
 
 // Gradient sizes from MODELLING.md §1.5: BERT-large 340 M parameters in fp16 (680 MB), VGG-16 138.4 M in
@@ -108,3 +110,5 @@ TEST_CASE("network: a job replayed alone where it ran takes its trace duration, 
     const RunOutcome spread = simulate(in, c);
     CHECK(to_seconds(spread.jobs[0].finish - spread.jobs[0].first_start) < 3600 * 0.99);
 }
+
+}  // namespace dlsim::test::network_placement_tests

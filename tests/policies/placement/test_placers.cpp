@@ -16,13 +16,9 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
-namespace {
+namespace dlsim::test::placers_tests {
 
-/// 2 racks x 2 nodes x 4 GPUs: nodes 0, 1 in rack 0; nodes 2, 3 in rack 1.
-const char* kTwoRacks =
-    R"({"gpu_types": {"g": {}}, "node_types": {"n": {"gpu_type": "g", "gpus": 4}},
-        "racks": [{"node_type": "n", "nodes": 2, "count": 2}]})";
-const char* kProfile = R"({"models": {"m": {"throughput": {"g": 1}}}})";
+namespace {
 
 int total(const std::vector<NodeShare>& out) {
     int n = 0;
@@ -47,7 +43,7 @@ RunOutcome run_with(const RunInputs& in, const std::string& placement, std::uint
 // =============================================================================================
 
 TEST_CASE("SpreadPlacer: one GPU per node, round-robin over racks, then again", "[unit]") {
-    World w(kTwoRacks, kProfile);
+    World w(kTwoRacks, kOneModelProfile);
     SpreadPlacer p;
     std::vector<NodeShare> out;
     // Visiting order: rack 0's node 0, rack 1's node 2, rack 0's node 1, rack 1's node 3.
@@ -68,7 +64,7 @@ TEST_CASE("SpreadPlacer: one GPU per node, round-robin over racks, then again", 
 }
 
 TEST_CASE("SpreadPlacer: busy nodes are skipped; a node gives only what is free", "[unit]") {
-    World w(kTwoRacks, kProfile);
+    World w(kTwoRacks, kOneModelProfile);
     SpreadPlacer p;
     std::vector<NodeShare> out;
     w.take(0, 4, 0);  // node 0 full
@@ -87,7 +83,7 @@ TEST_CASE("SpreadPlacer: a small rack is visited as often as a large one", "[uni
     // Rack 0 = nodes 0, 1, 2; rack 1 = node 3. 2 GPUs per node.
     World w(R"({"gpu_types": {"g": {}}, "node_types": {"n": {"gpu_type": "g", "gpus": 2}},
                 "racks": [{"node_type": "n", "nodes": 3}, {"node_type": "n", "nodes": 1}]})",
-            kProfile);
+            kOneModelProfile);
     SpreadPlacer p;
     std::vector<NodeShare> out;
     // Order: 0, 3, 1, 2.
@@ -102,7 +98,7 @@ TEST_CASE("SpreadPlacer: a small rack is visited as often as a large one", "[uni
 // =============================================================================================
 
 TEST_CASE("RandomPlacer: feasible, and the same seed gives the same placements", "[unit]") {
-    World w(kTwoRacks, kProfile);
+    World w(kTwoRacks, kOneModelProfile);
     w.take(1, 3, 0);  // node 1: 1 free
     RandomPlacer a(7), b(7), c(8);
     std::vector<NodeShare> oa, ob, oc;
@@ -130,7 +126,7 @@ TEST_CASE("RandomPlacer: a uniform subset of the free GPUs (hypergeometric node 
     // 4 split one-one. Over 60,000 draws each frequency is within 0.01 (> 6 standard errors) of 1/6, 1/6, 2/3.
     World w(R"({"gpu_types": {"g": {}}, "node_types": {"n": {"gpu_type": "g", "gpus": 2}},
                 "racks": [{"node_type": "n", "nodes": 2}]})",
-            kProfile);
+            kOneModelProfile);
     RandomPlacer p(1);
     std::vector<NodeShare> out;
     std::map<Shares, int> seen;
@@ -146,7 +142,7 @@ TEST_CASE("RandomPlacer: a uniform subset of the free GPUs (hypergeometric node 
 }
 
 TEST_CASE("random placer: the registry seeds it with the run's seed", "[unit]") {
-    World w(kTwoRacks, kProfile);
+    World w(kTwoRacks, kOneModelProfile);
     const auto& entry = builtin_placers().find("random");
     const Params params = resolve_params("placement random", entry.params, {});
     auto from_registry = entry.make(params, MakeContext{42});
@@ -177,7 +173,7 @@ TEST_CASE("random placement in a run: same seed, same result; the seed is in the
 // =============================================================================================
 
 TEST_CASE("StrictLocalityPlacer: a job that fits one node gets the best-fitting node, or waits", "[unit]") {
-    World w(kTwoRacks, kProfile);
+    World w(kTwoRacks, kOneModelProfile);
     StrictLocalityPlacer p;
     std::vector<NodeShare> out;
     REQUIRE(p.place(w.view, 0, 2, out));
@@ -201,7 +197,7 @@ TEST_CASE("StrictLocalityPlacer: a job that fits one node gets the best-fitting 
 }
 
 TEST_CASE("StrictLocalityPlacer: a wider job needs whole free nodes in one rack", "[unit]") {
-    World w(kTwoRacks, kProfile);
+    World w(kTwoRacks, kOneModelProfile);
     StrictLocalityPlacer p;
     std::vector<NodeShare> out;
     w.take(0, 1, 0);  // rack 0 has no whole free node left
@@ -223,7 +219,7 @@ TEST_CASE("StrictLocalityPlacer: the rack with the fewest whole free nodes that 
     // 2 racks x 3 nodes x 4 GPUs: rack 0 = nodes 0-2 (all free), rack 1 = nodes 3-5 (node 5 partly busy).
     World w(R"({"gpu_types": {"g": {}}, "node_types": {"n": {"gpu_type": "g", "gpus": 4}},
                 "racks": [{"node_type": "n", "nodes": 3, "count": 2}]})",
-            kProfile);
+            kOneModelProfile);
     StrictLocalityPlacer p;
     std::vector<NodeShare> out;
     w.take(5, 1, 0);
@@ -251,3 +247,5 @@ TEST_CASE("strict-locality in a run: a start it cannot place is declined and the
     CHECK(start_s(consolidated, 2) == 1.0);
     CHECK(finish_s(consolidated, 2) == 11.0);
 }
+
+}  // namespace dlsim::test::placers_tests

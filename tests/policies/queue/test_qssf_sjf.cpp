@@ -10,6 +10,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::qssf_sjf_tests {
+
 namespace {
 
 // Three models that run 1 iteration/s on the one type, so a job's run time is its trace duration.
@@ -257,3 +259,5 @@ TEST_CASE("sjf preemptive on a time key: a displacement must gain more than the 
     const unsigned preempted5[] = {1, 0, 0};
     check_schedule(in, run_seeded(in, "sjf", 0, params, 5), start5, finish5, preempted5);
 }
+
+}  // namespace dlsim::test::qssf_sjf_tests

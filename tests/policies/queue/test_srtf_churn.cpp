@@ -16,6 +16,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::srtf_churn_tests {
+
 namespace {
 
 struct LogEvent {
@@ -114,3 +116,5 @@ TEST_CASE("srtf churn: 20,000 generated jobs on the bundled heterogeneous cluste
     CHECK(preemptions == 36603);  // pinned: moves included (1,068 of them)
     CHECK(same_type_restarts(events) == 0);
 }
+
+}  // namespace dlsim::test::srtf_churn_tests

@@ -13,6 +13,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::tiresias_variants_tests {
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -215,3 +217,5 @@ TEST_CASE("las, tiresias and tiresias-gittins: the incremental walk gives the fu
         CHECK(differ == 0);
     }
 }
+
+}  // namespace dlsim::test::tiresias_variants_tests

@@ -10,6 +10,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::vc_tests {
+
 namespace {
 
 struct Expected {
@@ -195,3 +197,5 @@ TEST_CASE("vc-quota: bad quotas are input errors naming the file", "[schedule][v
         CHECK_THROWS_WITH(run_with(in, "vc-quota", {"quotas=" + type.path}), Catch::Contains("a GPU type of the cluster"));
     }
 }
+
+}  // namespace dlsim::test::vc_tests

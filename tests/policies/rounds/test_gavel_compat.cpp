@@ -19,6 +19,9 @@
 
 using namespace dlsim;
 using namespace dlsim::test;
+
+namespace dlsim::test::gavel_compat_tests {
+
 using Json = nlohmann::ordered_json;
 
 namespace {
@@ -300,3 +303,5 @@ TEST_CASE("gavel compat: a bad compat value or a conflicting network is an input
     CHECK(mixed.exit_code == 2);
     CHECK(mixed.err.find("--gavel-paper and --sizes") != std::string::npos);
 }
+
+}  // namespace dlsim::test::gavel_compat_tests

@@ -5,6 +5,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::isolated_share_tests {
+
 namespace {
 
 ShareInput input_of(std::vector<double> capacities, std::vector<int> gangs, std::vector<double> throughputs) {
@@ -37,3 +39,5 @@ TEST_CASE("gavel-isolated: 1/M of each type, capped at a time fraction of 1, non
     CHECK(alone[1] == 0.5);
     // Feasible: Σ_m g_m·x_{m,t} <= W_t on the first instance: 0.5 + 0.5 + 0 + 0.5 = 1.5 on type 0 (<= 2).
 }
+
+}  // namespace dlsim::test::isolated_share_tests

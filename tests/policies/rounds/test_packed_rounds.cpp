@@ -19,6 +19,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::packed_rounds_tests {
+
 namespace {
 
 /// A, B, C at 1 it/s alone on g; A next to B: A `ab`, B `ba` it/s; C pairs with nobody.
@@ -388,3 +390,5 @@ TEST_CASE("packed max-min LP: a start from the last call's basis reaches the col
     CHECK(cold.cold_starts() == static_cast<std::size_t>(calls));
     CHECK(warm.cold_starts() <= 3);  // the first call, and at most two lost bases
 }
+
+}  // namespace dlsim::test::packed_rounds_tests

@@ -19,6 +19,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::round_scheduler_tests {
+
 namespace {
 
 RunOutcome run_with(const RunInputs& in, const std::string& policy, std::initializer_list<std::string> params,
@@ -623,3 +625,5 @@ TEST_CASE("gavel-las: the trace's priority weighs a job's share (w_m of POLICIES
         CHECK(finish_s(p, 1) == 72000);
     }
 }
+
+}  // namespace dlsim::test::round_scheduler_tests

@@ -29,6 +29,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::share_lp_tests {
+
 namespace {
 
 constexpr double inf = LinearProgram::infinity;
@@ -878,3 +880,5 @@ TEST_CASE("allocation lp: the centre tie-break spreads the jobs that do not pin 
         CHECK(r.fraction(2, 2) > 0.1);
     }
 }
+
+}  // namespace dlsim::test::share_lp_tests

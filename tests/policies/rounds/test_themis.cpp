@@ -18,6 +18,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::themis_tests {
+
 namespace {
 
 RunOutcome run_themis(const RunInputs& in, const std::vector<std::string>& params, double restart_cost = 0) {
@@ -292,3 +294,5 @@ TEST_CASE("themis: parameters are checked", "[bad-input][themis]") {
     CHECK_THROWS_WITH(run_themis(in, {"margin=-1"}), Catch::Contains("policy themis: parameter margin"));
     CHECK_NOTHROW(run_themis(in, {"f=0", "lease=1"}));
 }
+
+}  // namespace dlsim::test::themis_tests

@@ -16,6 +16,8 @@
 
 using namespace dlsim::test;
 
+namespace dlsim::test::bad_input_tests {
+
 namespace {
 
 const std::string kBad = std::string(DLSIM_TEST_DATA) + "/bad/";
@@ -534,3 +536,5 @@ TEST_CASE("a key written twice in any JSON input exits 2 naming the file, the ob
     }
     CHECK_FALSE(std::filesystem::exists(out));
 }
+
+}  // namespace dlsim::test::bad_input_tests

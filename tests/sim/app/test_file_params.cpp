@@ -15,6 +15,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::file_params_tests {
+
 namespace {
 
 /// A file in the temporary folder whose content the test rewrites; removed at the end of the test.
@@ -111,3 +113,5 @@ TEST_CASE("file parameters: a relative path in a sweep spec is read from the spe
                            Catch::Contains(R"("quotas_sha256":"edbdf6465f7f1de231bef7c17ab6af2106c0ff82b957c80f10ee87b148fb277d")"));
     std::filesystem::remove_all(dir);
 }
+
+}  // namespace dlsim::test::file_params_tests

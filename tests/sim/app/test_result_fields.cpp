@@ -17,6 +17,9 @@
 
 using namespace dlsim;
 using namespace dlsim::test;
+
+namespace dlsim::test::result_fields_tests {
+
 using Json = nlohmann::ordered_json;
 namespace rf = dlsim::result_fields;
 
@@ -247,3 +250,5 @@ TEST_CASE("--measure-jobs and --measure-time: a window that selects no job is an
     CHECK_THROWS_WITH(window(parse_measure_time("6:20")), Catch::Contains("--measure-time 6:20 selects no job"));
     CHECK_THROWS_WITH(window(parse_measure_time("21:")), Catch::Contains("from 0 s to 20 s"));
 }
+
+}  // namespace dlsim::test::result_fields_tests

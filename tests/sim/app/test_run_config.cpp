@@ -23,6 +23,9 @@
 
 using namespace dlsim;
 using namespace dlsim::test;
+
+namespace dlsim::test::run_config_tests {
+
 using Json = nlohmann::ordered_json;
 
 namespace {
@@ -356,3 +359,5 @@ TEST_CASE("output: a pipe or device is written in place, never replaced by a ren
     CHECK(nlohmann::json::parse(got).contains("summary"));
     std::filesystem::remove(fifo);
 }
+
+}  // namespace dlsim::test::run_config_tests

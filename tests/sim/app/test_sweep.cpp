@@ -19,6 +19,9 @@
 
 using namespace dlsim;
 using namespace dlsim::test;
+
+namespace dlsim::test::sweep_tests {
+
 using Json = nlohmann::ordered_json;
 
 namespace {
@@ -342,3 +345,5 @@ TEST_CASE("--measure-jobs and --measure-time: JCT statistics over exactly the ch
     CHECK(run_cli(fmt::format("run --trace {} --cluster {} --profiles {} --measure-jobs 1:3 --measure-time 0:1",
                               trace, cluster, profile)).exit_code == 2);
 }
+
+}  // namespace dlsim::test::sweep_tests

@@ -10,6 +10,8 @@
 
 using namespace dlsim;
 
+namespace dlsim::test::gavel_streams_tests {
+
 TEST_CASE("gavel streams: CPython's random.Random, value for value", "[traces]") {
     // Reference values printed by CPython 3.11: random.Random(s) then the calls named.
     PythonRandom two(2);
@@ -98,3 +100,5 @@ TEST_CASE("gavel streams: a profile without one of Gavel's templates is an input
     o.models.push_back({"other", {1, 1, 1, 1}});
     CHECK_THROWS_WITH(generate_gavel_paper(o), Catch::Contains("8 GPU(s)"));
 }
+
+}  // namespace dlsim::test::gavel_streams_tests

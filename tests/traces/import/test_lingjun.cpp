@@ -13,6 +13,9 @@
 
 using namespace dlsim;
 using namespace dlsim::test;
+
+namespace dlsim::test::lingjun_tests {
+
 using Catch::Matchers::Contains;
 
 namespace {
@@ -107,3 +110,5 @@ TEST_CASE("lingjun real data: the committed preset is exactly the importer's out
     CHECK_THAT(nlohmann::json::parse(text)["description"].get<std::string>(),
                Contains("847 hosts under 119 ToR groups (2-8 hosts each) under 3 PSWs"));
 }
+
+}  // namespace dlsim::test::lingjun_tests

@@ -23,6 +23,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::alibaba_tests {
+
 namespace {
 
 const std::string kFixtures = std::string(DLSIM_TEST_DATA) + "/traces";
@@ -587,3 +589,5 @@ TEST_CASE("cluster_from_pai_machines: the published pai_machine_spec, counted in
     CHECK_THAT(nlohmann::json::parse(text)["description"].get<std::string>(),
                Catch::Contains(std::to_string(cpu_only) + " CPU-only machines skipped"));
 }
+
+}  // namespace dlsim::test::alibaba_tests

@@ -15,6 +15,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::gavel_tests {
+
 namespace {
 
 const std::string kDir = std::string(DLSIM_TEST_DATA) + "/traces/gavel/";
@@ -242,3 +244,5 @@ TEST_CASE("gavel: every shared msr trace runs with fifo on Gavel's 36:36:36 clus
     }
     CHECK(total_rejected == 1);  // one 64-GPU job in seed=0 (the file's scale_factor column)
 }
+
+}  // namespace dlsim::test::gavel_tests

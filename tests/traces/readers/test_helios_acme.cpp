@@ -15,6 +15,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::helios_acme_tests {
+
 namespace {
 
 const std::string kFixtures = std::string(DLSIM_TEST_DATA) + "/traces";
@@ -461,3 +463,5 @@ TEST_CASE("helios/acme: the fixtures replay exactly on a cluster big enough for 
         }
     }
 }
+
+}  // namespace dlsim::test::helios_acme_tests

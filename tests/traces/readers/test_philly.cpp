@@ -14,6 +14,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::philly_tests {
+
 namespace {
 
 const std::string kDir = std::string(DLSIM_TEST_DATA) + "/traces/philly/";
@@ -375,3 +377,5 @@ TEST_CASE("philly real data: FIFO replays pollux/philly.csv on the Philly cluste
     CHECK(out.summary.unfinished == 0);
     CHECK(out.summary.finished == 82'247);
 }
+
+}  // namespace dlsim::test::philly_tests

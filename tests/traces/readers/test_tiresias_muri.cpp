@@ -14,6 +14,8 @@
 using namespace dlsim;
 using namespace dlsim::test;
 
+namespace dlsim::test::tiresias_muri_tests {
+
 namespace {
 
 const std::string kTiresiasDir = std::string(DLSIM_TEST_DATA) + "/traces/tiresias/";
@@ -278,3 +280,5 @@ TEST_CASE("muri: every shared Muri trace loads, durations are the file's ms / 10
     }
     CHECK(traces == 6);  // trace{1,2,3}.csv and trace{1,2,3}_pr.csv (PROVENANCE.txt)
 }
+
+}  // namespace dlsim::test::tiresias_muri_tests
