@@ -54,10 +54,11 @@ int main(int argc, char** argv) {
     const double loop = o.stats.engine_seconds;
     fmt::print("  event loop        {:.3f} s  ({} events, {:.2f} M events/s, {:.2f} M jobs/s, {} policy calls, "
                "{:.3f} s in policy)\n",
-               loop, o.stats.events, o.stats.events / loop / 1e6, jobs / loop / 1e6, o.stats.policy_calls,
+               loop, o.stats.events, static_cast<double>(o.stats.events) / loop / 1e6, static_cast<double>(jobs) / loop / 1e6,
+               o.stats.policy_calls,
                o.stats.policy_seconds);
     fmt::print("  simulate()        {:.3f} s  (resolve jobs, event loop, summary, time series: {:.2f} M events/s)\n", sim,
-               o.stats.events / sim / 1e6);
+               static_cast<double>(o.stats.events) / sim / 1e6);
     fmt::print("  result JSON       {:.3f} s\n", seconds(t2, t3));
     fmt::print("  wall total        {:.3f} s\n", seconds(t0, t3));
     fmt::print("  peak RSS          {:.0f} MiB\n", peak_rss_mb());

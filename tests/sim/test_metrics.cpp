@@ -46,8 +46,8 @@ Time sec(double s) { return to_time(s); }
 
 /// Drives a Metrics observer the way the engine does, keeping the JobInfo records up to date.
 struct MetricsDriver {
-    MetricsDriver(const Cluster& c, std::size_t jobs, Time origin, std::size_t points)
-        : m(c, jobs, origin, points), jobs(jobs), held(jobs) {}
+    MetricsDriver(const Cluster& c, std::size_t num_jobs, Time origin, std::size_t points)
+        : m(c, num_jobs, origin, points), jobs(num_jobs), held(num_jobs) {}
 
     void arrive(Time t, JobIdx j) {
         this->jobs[j].submit = t;
