@@ -1046,8 +1046,14 @@ def build_parser():
 
 
 def main(argv=None):
+    """Runs one command (argv: the arguments after plot.py; None reads sys.argv) and returns the exit
+    status: 0, or 2 for bad input or a usage error, after printing the one-line message to stderr.
+    --help prints the usage to stdout and returns 0. Importable: `import plot; plot.main([...])`."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse has printed the usage (--help: 0) or the error (Parser.error: 2)
+        return e.code
     args.prog = f"plot.py {args.command}"
     try:
         args.func(args)

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: the release build's tests (statistical ones included), the fast tests
-# again under AddressSanitizer + UndefinedBehaviorSanitizer, then prints the benchmark figures.
+# Runs the whole test suite: the release build's tests, the fast tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer, then prints the benchmark figures.
 # Expects scripts/setup.sh to have run (it installs the packages and makes ./build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
 cmake --build build -j "$jobs"
-ctest --test-dir build --output-on-failure -j "$jobs"
+# Every release test but label slow: that is CTest's `statistical`, the queueing formulas over up to 2M jobs
+# (43 s), whose formulas `statistical-short` checks here over 200k-1M jobs with tolerances of at least
+# 3 standard errors (7 s). scripts/bench.sh runs the slow ones (or: ctest --test-dir build -L slow).
+ctest --test-dir build -LE slow --output-on-failure -j "$jobs"
 
 # -g1: line tables for the sanitizers' reports, without the full debug info that costs a sixth of the build.
 # A unity build, as in setup.sh: it builds in about three quarters of the time.
@@ -15,8 +18,10 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEB
   -DDLSIM_BENCHMARKS=OFF -DCMAKE_UNITY_BUILD=ON
 cmake --build build-asan -j "$jobs"
 # The sanitizers check the C++ on the fast tests; the end-to-end runs over the public data (label
-# shared-data: 10,000-job Philly replays, in-process and over the pipe) ran in the release build above.
-ctest --test-dir build-asan -LE "slow|shared-data" --output-on-failure -j "$jobs"
+# shared-data: 10,000-job Philly replays, in-process and over the pipe) and the long runs (label
+# release-only: the statistical cases at CI's sizes, the end-to-end sweeps, las.py's bundled-trace run) ran
+# in the release build above.
+ctest --test-dir build-asan -LE "slow|release-only|shared-data" --output-on-failure -j "$jobs"
 
 # Speed is measured, not asserted: these print their figures, at reduced sizes that take seconds
 # (scripts/bench.sh runs the full sizes the README quotes).

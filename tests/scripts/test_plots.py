@@ -4,22 +4,30 @@ load_scale 0.5, 1, 2 x seeds 1, 2 on the bundled trace, cluster and profile), dr
 PNG and PDF (one as SVG too), checks each file's magic bytes, and checks every --data-out CSV against
 the numbers in the sweep's index and result files. Also checks that bad input fails on one line.
 
+plot.py and two_run_rho.py run in this process, through their main(argv) (one matplotlib import for
+every figure instead of one per figure), with what a `python3 SCRIPT ...` run would show: the exit
+status, stdout and stderr, a usage error's SystemExit status, an uncaught exception's traceback.
+
 usage: /usr/bin/python3 tests/scripts/test_plots.py --dlsim build/dlsim --work /tmp/plots-test
 Exit 0 when every check passes; otherwise 1 with the first failure on stderr.
 """
 import argparse
+import contextlib
 import csv
 import importlib.util
+import io
 import json
 import math
 import os
 import shutil
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PLOT = REPO / "scripts" / "plot.py"
+TWO_RUN_RHO = REPO / "scripts" / "two_run_rho.py"
 HOUR = 3600.0
 SECONDS_METRICS = {"avg_jct", "p50_jct", "p95_jct", "p99_jct", "avg_queueing_delay", "makespan"}
 MAGIC = {".png": [b"\x89PNG\r\n\x1a\n"], ".pdf": [b"%PDF-"], ".svg": [b"<?xml", b"<svg"]}
@@ -53,6 +61,48 @@ def run(cmd, env=None, ok=True):
         raise Failure(f"cannot run {cmd[0]}: {e.strerror}")
     if ok and p.returncode != 0:
         raise Failure(f"{' '.join(map(str, cmd))} exited {p.returncode}:\n{p.stdout}{p.stderr}")
+    return p
+
+
+def load_script(path, name):
+    """A script of scripts/ as a module (its `if __name__ == "__main__"` part does not run)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class Completed:
+    """What a script's main(argv) did in this process, as subprocess.run reports a child's run."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def call(script, args, ok=True):
+    """script.main(args) in this process, with what `python3 SCRIPT ARGS` would give: stdout and stderr
+    captured, a SystemExit's status (None: 0; a message: printed, 1), an uncaught exception's traceback on
+    stderr and status 1. Figures left open are closed, as a process's would be at its exit."""
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = script.main(argv)
+        except SystemExit as e:
+            code = e.code
+        except Exception:
+            traceback.print_exc()
+            code = 1
+        if code is None:
+            code = 0
+        elif not isinstance(code, int):
+            print(code, file=sys.stderr)
+            code = 1
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+    p = Completed(code, out.getvalue(), err.getvalue())
+    if ok and p.returncode != 0:
+        raise Failure(f"{Path(script.__file__).name} {' '.join(argv)} exited {p.returncode}:\n{p.stdout}{p.stderr}")
     return p
 
 
@@ -247,11 +297,11 @@ def test_vc(plot, dlsim, work, out):
     check(p.returncode == 2 and "Traceback" not in p.stderr, f"plot.py vc on an index file: {p.stderr}")
 
 
-def test_two_run_rho(index, out, sweep_dir):
+def test_two_run_rho(two_run_rho, index, out, sweep_dir):
     """scripts/two_run_rho.py: per job JCT under srtf / JCT under fifo, matched by job_id."""
     a = sweep_dir / rows_where(index, policy="srtf", load_scale=2, seed=1)[0]["result"]
     b = sweep_dir / rows_where(index, policy="fifo", load_scale=2, seed=1)[0]["result"]
-    p = run([sys.executable, REPO / "scripts" / "two_run_rho.py", a, b, "--csv", out / "rho.csv"])
+    p = call(two_run_rho, [a, b, "--csv", out / "rho.csv"])
     jobs_a = {j["job_id"]: j["jct"] for j in json.loads(a.read_text())["jobs"] if j["state"] == "finished"}
     jobs_b = {j["job_id"]: j["jct"] for j in json.loads(b.read_text())["jobs"] if j["state"] == "finished"}
     rhos = [jobs_a[k] / jobs_b[k] for k in jobs_a if k in jobs_b]
@@ -263,7 +313,7 @@ def test_two_run_rho(index, out, sweep_dir):
     data = read_csv(out / "rho.csv")
     check(len(data) == len(rhos), f"rho.csv: {len(data)} rows, expected {len(rhos)}")
     check(all(close(float(d["rho"]), jobs_a[d["job_id"]] / jobs_b[d["job_id"]]) for d in data), "rho.csv: a wrong rho")
-    bad = run([sys.executable, REPO / "scripts" / "two_run_rho.py", a, out / "missing.json"], ok=False)
+    bad = call(two_run_rho, [a, out / "missing.json"], ok=False)
     check(bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "missing.json" in bad.stderr,
           f"two_run_rho.py on a missing file: {bad.returncode} {bad.stderr}")
 
@@ -390,13 +440,18 @@ def main():
         shutil.rmtree(work / sub, ignore_errors=True)
     out = work / "figures"
     out.mkdir(parents=True)
-    env = dict(os.environ, MPLCONFIGDIR=str(work / "mplconfig"))
+    # Before matplotlib is first imported (by plot.py's first figure): its cache goes to the work folder.
+    os.environ["MPLCONFIGDIR"] = str(work / "mplconfig")
+    plot_py = load_script(PLOT, "dlsim_plot_cli")
+    two_run_rho = load_script(TWO_RUN_RHO, "dlsim_two_run_rho")
 
     def plot(args, ok=True):
-        return run([sys.executable, PLOT] + args, env=env, ok=ok)
+        return call(plot_py, args, ok=ok)
 
     try:
-        if run([sys.executable, "-c", "import matplotlib"], ok=False).returncode != 0:
+        try:
+            import matplotlib  # noqa: F401  (plot.py imports it again, from sys.modules)
+        except ImportError:
             raise Failure(f"{sys.executable} cannot import matplotlib: run this test with /usr/bin/python3 "
                           "(Debian's python3-matplotlib)")
         for cmd in ("cdf", "load", "util", "bars", "table", "fairness", "vc"):
@@ -408,7 +463,7 @@ def main():
         test_cdf(plot, index_path, index, out, sweep_dir)
         test_fairness(plot, index_path, index, out, sweep_dir)
         test_vc(plot, Path(a.dlsim).resolve(), work, out)
-        test_two_run_rho(index, out, sweep_dir)
+        test_two_run_rho(two_run_rho, index, out, sweep_dir)
         test_util(plot, index, out, sweep_dir)
         test_table(plot, index_path, index, out)
         test_bad_input(plot, index_path, out)

@@ -371,4 +371,112 @@ TEST_CASE("M/G/1 with hyperexponential sizes (SCV 10) at rho = 0.7: las with qua
                << " preemptions)");
 }
 
+
+// -----------------------------------------------------------------------------------------------------------
+// The same formulas at CI's sizes (tag [statistical], CTest `statistical-short`): the [slow] cases above stay
+// as they are and run in scripts/bench.sh; these check each formula over the fewest jobs (or at a lower
+// load) at which its tolerance is still at least 3 standard errors of the sample mean, with the [slow]
+// cases' tolerances (3%, and 5% for Pollaczek-Khinchine).
+//
+// Standard error (SE) of a mean response time, by batch means: the run's jobs in arrival order cut into
+// B = 50 batches of consecutive jobs, x̄_b the mean response time of batch b and x̄ their mean,
+//   SE = sqrt( Σ_b (x̄_b − x̄)² / (B (B − 1)) )                                    (batch_standard_error)
+// (response times of nearby jobs are correlated, so the plain s/√n would understate it; batches spanning
+// many busy periods are nearly independent). Each case checks 3·SE <= tolerance × expected on its own run,
+// and its comment gives the SE measured on it.
+// -----------------------------------------------------------------------------------------------------------
+
+namespace {
+
+/// The run's mean response time is `expected` within `tolerance` (relative), and the tolerance is at least
+/// 3 standard errors of the sample mean (batch means, above).
+void check_mean_response(const RunOutcome& o, double expected, double tolerance) {
+    const double se = batch_standard_error(o);
+    INFO("mean response time " << o.summary.avg_jct << ", expected " << expected << ", standard error " << se
+                               << " (" << 100 * se / expected << "%)");
+    CHECK(3 * se <= tolerance * expected);
+    CHECK(o.summary.avg_jct == Approx(expected).epsilon(tolerance));
+}
+
+/// Exponential sizes of mean 1 as a HyperExp: with p = 1/2 both branches have rate 2p/m = 1/m.
+constexpr HyperExp kExponential{0.5, 1};
+
+}  // namespace
+
+TEST_CASE("M/M/1 fifo at rho = 0.5, 200k jobs: 1/(mu - lambda) within 3%, at least 3 standard errors",
+          "[queueing][statistical]") {
+    // SE about 0.6% of E[T] = 2: the waiting time's asymptotic variance
+    // ρ(2 + 5ρ − 4ρ² + ρ³)/(μ²(1 − ρ)⁴) = 29 (Daley 1968) gives sqrt(29 / 200,000) = 0.012; batch means on
+    // this run: 0.0154 (0.77%), so 3 SE = 2.3%.
+    const auto o = run_mm(1, 200'000, 0.5, 1.0, 41);
+    REQUIRE(o.summary.finished == 200'000);
+    check_mean_response(o, 2.0, 0.03);
+}
+
+TEST_CASE("M/M/1 las at rho = 0.5, 200k jobs, quantum 1/10 of the mean: FCFS's mean response time within 3%",
+          "[queueing][statistical]") {
+    // With exponential sizes every size-blind work-conserving discipline has FCFS's mean number in system,
+    // whatever its quantum; m/10 costs a fifth of m/50's timer events. SE on this run: 0.60% (3 SE = 1.8%).
+    const auto o = run_mm(1, 200'000, 0.5, 1.0, 42, "las", "quantum=0.1");
+    REQUIRE(o.summary.finished == 200'000);
+    check_mean_response(o, 2.0, 0.03);
+    const auto fifo = run_mm(1, 200'000, 0.5, 1.0, 42);
+    CHECK(o.summary.avg_jct == Approx(fifo.summary.avg_jct).epsilon(0.03));
+}
+
+TEST_CASE("M/M/8 fifo, lambda = 6, mu = 1, 200k jobs: Erlang-C mean response time within 3%; Little's law",
+          "[queueing][statistical]") {
+    // SE on this run: 0.0077, 0.65% of Erlang C's 1.17849 (3 SE = 2.0%).
+    const double expected = erlang_c_response(8, 6.0, 1.0);
+    const auto o = run_mm(8, 200'000, 6.0, 1.0, 43);
+    REQUIRE(o.summary.finished == 200'000);
+    check_mean_response(o, expected, 0.03);
+    // Little's law on the time series, and busy GPUs averaging lambda/mu = 6 of 8, as in the [slow] case.
+    const double throughput = static_cast<double>(o.summary.finished) / o.summary.makespan;
+    CHECK(mean_in_system(o) == Approx(throughput * o.summary.avg_jct).epsilon(0.01));
+    CHECK(o.summary.gpu_utilization == Approx(0.75).epsilon(0.02));
+}
+
+TEST_CASE("M/M/1 srtf at rho = 0.7, 200k jobs: SRPT mean response time within 3%", "[queueing][statistical]") {
+    // Schrage-Miller's SRPT formula (srpt_mean_response) with exponential sizes. At rho = 0.8 (the [slow]
+    // case) 200k jobs give an SE of 1.2% (3 SE above 3%); at 0.7, 0.67% on this run (3 SE = 2.0%).
+    const auto o = run_mm(1, 200'000, 0.7, 1.0, 44, "srtf");
+    REQUIRE(o.summary.finished == 200'000);
+    check_mean_response(o, srpt_mean_response(0.7, kExponential), 0.03);
+}
+
+TEST_CASE("M/G/1, hyperexponential sizes (SCV 10), rho = 0.3, 1M jobs: fifo matches Pollaczek-Khinchine within 5%",
+          "[queueing][statistical]") {
+    // The sizes' rare long jobs dominate the variance: at rho = 0.5 the SE over 1M jobs is 1.7% (3 SE above
+    // 5%); at 0.3, 0.66% on this run (3 SE = 2.0%).
+    const HyperExp h;
+    const double lambda = 0.3;
+    const double pk = h.m + lambda * h.second_moment() / (2 * (1 - lambda * h.m));
+    const auto o = run_hyperexp(1'000'000, lambda, h, 45, "fifo");
+    REQUIRE(o.summary.finished == 1'000'000);
+    check_mean_response(o, pk, 0.05);
+}
+
+TEST_CASE("M/G/1, hyperexponential sizes (SCV 10), rho = 0.5, 600k jobs: srtf matches SRPT within 3%",
+          "[queueing][statistical]") {
+    // SE on this run: 0.69% (3 SE = 2.1%; 0.86% over 400k jobs).
+    const HyperExp h;
+    const auto o = run_hyperexp(600'000, 0.5, h, 46, "srtf");
+    REQUIRE(o.summary.finished == 600'000);
+    check_mean_response(o, srpt_mean_response(0.5, h), 0.03);
+}
+
+TEST_CASE("M/G/1, hyperexponential sizes (SCV 10), rho = 0.5, 600k jobs: las, quantum m/10, matches FB within 3%",
+          "[queueing][statistical]") {
+    // The quantum adds no measurable bias (m/10, m/50 and m/100 within 0.007% of each other on the [slow]
+    // case's sample). SE on this run: 0.76% (3 SE = 2.3%; 0.98% over 400k jobs).
+    const HyperExp h;
+    Rng branch(47, "test/branch"), service(47, "test/service");
+    Trace t = poisson_trace(600'000, 0.5, 47,
+                            [&] { return service.exponential(branch.uniform() < h.p ? h.rate1() : h.rate2()); });
+    const auto o = run_slots(1, std::move(t), "las", "quantum=0.1", 0);
+    REQUIRE(o.summary.finished == 600'000);
+    check_mean_response(o, fb_mean_response(0.5, h, 400'000), 0.03);
+}
+
 }  // namespace dlsim::test::queueing_tests
