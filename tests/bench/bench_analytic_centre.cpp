@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
     const MaxMinShare lp = solve_max_min_share(lp_jobs, capacity, ThroughputMode::Measured);
     const double lp_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - lp_start).count();
 
-    // c_{m,t} = g_m·T_{m,t}/T^prop_m with T^prop_m = Σ_t T_{m,t}·W_t/Σ_t W_t (POLICIES.md §8.1), as in the LP.
+    // c_{m,t} = g_m·T_{m,t}/T^prop_m with T^prop_m = Σ_t T_{m,t}·W_t/Σ_t W_t (Gavel's proportional throughput,
+    // github.com/stanford-futuredata/gavel scheduler/policies/proportional.py), as in the LP.
     CentreProblem problem;
     problem.jobs = jobs;
     problem.types = types;

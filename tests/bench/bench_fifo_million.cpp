@@ -1,4 +1,4 @@
-// Whole-run benchmark (issue: foundation): fifo over a generated 1,000,000-job trace on a 1,024-GPU
+// Whole-run benchmark: fifo over a generated 1,000,000-job trace on a 1,024-GPU
 // cluster. Prints events/s, jobs/s, wall time and peak RSS; targets on a 2-core machine:
 // >= 2 M events/s, under 15 s, under 1 GiB.
 //   usage: bench_fifo_million [jobs=1000000] [jobs_per_hour=22] [policy=fifo]

@@ -1,4 +1,4 @@
-// Allocation-LP benchmark (issue: Gavel's LP family): the persistent ShareLp across rounds, per objective.
+// Allocation-LP benchmark (Gavel's LP family): the persistent ShareLp across rounds, per objective.
 // Scenario: `jobs` active jobs on 3 types (v100, p100, k80) of 36 GPUs each (108 GPUs for 2,000 jobs, so the
 // capacity rows bind and every job's share is small), models drawn uniformly from models/profiles/gavel.json,
 // gangs 1/2/4/8 w.p. .70/.10/.15/.05; a job's throughput on g GPUs of a type is the profile's measured

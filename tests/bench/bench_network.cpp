@@ -1,4 +1,4 @@
-// Network-model benchmark (issue: network model): 100,000 jobs on models/clusters/fat_tree_10240.json
+// Network-model benchmark: 100,000 jobs on models/clusters/fat_tree_10240.json
 // (5 pods x 8 racks x 32 nodes x 8 A100, 1 x 100 Gb/s per node, 4:1 at the racks' uplinks), run as
 // `dlsim run` runs it (simulate(), fifo, consolidated) under each contention mode. Prints wall time,
 // events/s, re-rates and the wall time of each component solve (p50/p99), peak RSS, mean JCT and the

@@ -1,4 +1,4 @@
-// Pipe-protocol benchmark (issue 12): the whole run's wall time and the per-call overhead of a policy served
+// Pipe-protocol benchmark: the whole run's wall time and the per-call overhead of a policy served
 // over the pipe (`exec:`, here the Python FIFO through policies/foreign/dlsim_pipe_client.py) against the native
 // fifo, on the same trace: N jobs of Gavel's mix (seed 42) arriving at 2 jobs/hour (70% GPU utilization, a
 // queue that stays bounded) on the bundled 108-GPU cluster (V100, P100, K80; Gavel's profile). Both runs go

@@ -1,4 +1,4 @@
-// Queue-policy benchmark (issue: policy zoo I): 1,000,000 jobs drawn with the Pollux artifact's
+// Queue-policy benchmark: 1,000,000 jobs drawn with the Pollux artifact's
 // philly.csv empirical sizes and durations (as `dlsim trace generate --sizes empirical --durations
 // empirical --from .../pollux/philly.csv --no-models`: the same library call, seed 42), arriving as Poisson
 // at the rate that loads a homogeneous 4,096-GPU cluster (512 nodes x 8) to 90%: rate = 0.9 x GPUs /

@@ -1,4 +1,4 @@
-// Python policy overhead (issue 12): the in-process Python FIFO (policies/foreign/examples/fifo.py, through the
+// Python policy overhead: the in-process Python FIFO (policies/foreign/examples/fifo.py, through the
 // embedded interpreter) against the native fifo on the same generated trace, on 1,024 GPUs. Prints each
 // run's simulate() wall time and time in the policy, the per-call cost of each, and the ratios; the target
 // is the whole Python run within 10x of the native one. The two schedules must be the same (checked).

@@ -1,4 +1,4 @@
-// Calibration of the iteration-time model to measured placements (MODELLING.md §7.2 item 2): the
+// Calibration of the iteration-time model to measured placements (models/README.md): the
 // prediction against hand-computed numbers, the profile fields that carry the measurements, and the
 // held-out error on Pollux's placements (models/profiles/pollux.json, bundled: no shared data needed).
 #include "models/calibration.hpp"
@@ -149,7 +149,8 @@ TEST_CASE("profile: gamma, local_bsz and placements are validated with file and 
 TEST_CASE("calibration on Pollux's placements: held-out MAPE per application", "[calibration]") {
     // Fitted on a seeded random half of each application's measured placements (placements.csv plus the
     // even scalability rows, as bundled), predicting the other half's step times. Target <= 10%
-    // (MODELLING.md §7.2 item 2). The exact values are pinned so that a change to the model is noticed.
+    // (the fit-half, predict-half check of models/README.md). The exact values are pinned so that a change to
+    // the model is noticed.
     const std::map<std::string, double> expected_mape{
         {"BERT-base (SQuAD)", 7.141325487},    {"ResNet-18 (CIFAR-10)", 6.433798134},
         {"DeepSpeech2", 6.630784434},          {"ResNet-50 (ImageNet)", 6.792696497},

@@ -1,6 +1,7 @@
-// The network model against hand-computed numbers (MODELLING.md §1.3, §2.2, §7.2 item 1): ring
-// all-reduce on one NVSwitch node, over NICs, and behind an oversubscribed uplink; contention between
-// two jobs on one uplink under every mode; re-rating confined to the changed component.
+// The network model (models/README.md) against hand-computed numbers: ring all-reduce (as NCCL defines it,
+// github.com/NVIDIA/nccl-tests doc/PERFORMANCE.md: 2(n−1)/n · S / B plus 2(n−1) latency steps) on one
+// NVSwitch node, over NICs, and behind an oversubscribed uplink; contention between two jobs on one uplink
+// under every mode; re-rating confined to the changed component.
 #include "models/network_model.hpp"
 
 #include "models/base/input_error.hpp"
@@ -174,7 +175,7 @@ TEST_CASE("network: two 16-GPU jobs across one oversubscribed uplink, under ever
         (mid < kUplink / (1 + phi16(kS, kTcomp, mid)) ? lo : hi) = mid;
     }
     // The model's own procedure, by hand: Jacobi sweeps from the isolated duty cycles, stopping at a
-    // relative change below 1e-3 or after 10 sweeps (MODELLING.md §2.2). The same arithmetic, so exact.
+    // relative change below 1e-3 or after 10 sweeps (as the model iterates). The same arithmetic, so exact.
     auto sweeps = [&](bool duty_mode) {
         double x = kUplink, phi = phi16(kS, kTcomp, x);
         for (int sweep = 0; sweep < 10; ++sweep) {
@@ -336,7 +337,7 @@ TEST_CASE("network: the explicit switch form builds the same tree as the compact
     CHECK(a.path_bottleneck(0, 4) == 12.5e9);
 }
 
-TEST_CASE("network: max-min on a parking lot and a dumbbell with unequal caps (MODELLING.md §7.2)", "[network]") {
+TEST_CASE("network: max-min on a parking lot and a dumbbell with unequal caps", "[network]") {
     const ProfileSet p = profile({{"m", 10, 100'000'000}});
     SECTION("parking lot: a long job over three NICs, a short one on each: every job gets C/2") {
         // n0..n2 have 100 Gb/s NICs (the chain's links), n3..n5 1000 Gb/s (never binding).

@@ -1,4 +1,5 @@
-// Restart costs (MODELLING.md §5, POLICIES.md §15), worked by hand: the checkpoint model's per-model charge
+// Restart costs (models/README.md; a restarting job holds its GPUs and makes no progress, as in Pollux's
+// simulator, Qiao et al., OSDI 2021), worked by hand: the checkpoint model's per-model charge
 // from the profile's `params`, Helios's table by GPU count, a separate migration cost for moves, and the
 // lost GPU-seconds counted per job and in the summary, a restart cut short by a preemption counting only
 // the part spent. Profile: tests/data/profiles/restart_params.json (big 1e9 params, small 2.5e8, noparams

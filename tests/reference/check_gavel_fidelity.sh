@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 11's fidelity test on a reduced set of points: dlsim's Gavel-compatible mode, on Gavel's own seed-0
+# The Gavel-compatible mode's fidelity test on a reduced set of points: dlsim's Gavel-compatible mode (Gavel:
+# Narayanan et al., OSDI 2020, github.com/stanford-futuredata/gavel), on Gavel's own seed-0
 # job stream (dlsim trace generate --gavel-paper --gavel-streams --seed 0, scaled with load_scale), against
 # the authors' numbers (../shared/data/gavel/reference/notebook_continuous_results.csv: mean JCT of jobs
 # 4000-4999 of Gavel's seed-0 run). Each checked point must be within 10% of Gavel's below that policy's

@@ -3,7 +3,7 @@
 # byte for byte with the committed one.
 #   usage: check_reference.sh DLSIM EXPERIMENT_DIR SCRATCH_DIR
 # An input under ../shared/data that is missing fails the test, unless DLSIM_SKIP_SHARED_DATA=1: then
-# it is skipped (exit 77), never passed (DESIGN.md "Clarifications").
+# it is skipped (exit 77), never passed.
 set -euo pipefail
 dlsim=$1 dir=$2 scratch=$3
 if grep -q 'shared/data' "$dir/sweep.json"; then

@@ -6,11 +6,12 @@
 #
 #   bash tests/scripts/test_slurm_sweep.sh DLSIM_BINARY WORK_DIR
 #
-# Needs root (it installs Debian's slurm-wlm and munge when missing and runs the daemons as root);
-# elsewhere it prints "skipped: not root" and exits 0. Everything it makes lives in WORK_DIR (slurm/,
-# munge/, sweep/; munge/ moves to /tmp when the munge user cannot enter WORK_DIR), cleared at the
-# start of each run; the daemons listen on free ports of their own and munged on its own socket, so an
-# already-running Slurm or munge is left alone. Every daemon it starts is stopped on exit, success or
+# Needs Debian's slurm-wlm and munge (scripts/setup.sh installs them) and root (it runs the daemons as
+# root); without either it prints "test_slurm_sweep: skipped: ..." naming what is missing and exits 0,
+# which CTest reports as skipped. Everything it makes lives in WORK_DIR (slurm/, munge/, sweep/; munge/
+# moves to /tmp when the munge user cannot enter WORK_DIR), cleared at the start of each run; the daemons
+# listen on free ports of their own and munged on its own socket, so an already-running Slurm or munge
+# is left alone. Every daemon it starts is stopped on exit, success or
 # not, and a run also stops what an earlier, killed run left. Exit status: 0 passed (or skipped), 1 failed.
 set -euo pipefail
 
@@ -18,8 +19,16 @@ name=test_slurm_sweep
 say() { echo "$name: $*"; }
 fail() { echo "$name: FAIL: $*" >&2; exit 1; }
 
+missing=()
+for p in slurm-wlm munge; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "skipped: ${missing[*]} not installed (bash scripts/setup.sh installs them)"
+  exit 0
+fi
 if [ "$(id -u)" -ne 0 ]; then
-  say "skipped: not root (it installs slurm-wlm and munge and starts Slurm daemons)"
+  say "skipped: not root (it starts Slurm daemons as root)"
   exit 0
 fi
 [ $# -eq 2 ] || { echo "usage: bash $0 DLSIM_BINARY WORK_DIR" >&2; exit 1; }
@@ -37,28 +46,6 @@ sweep=$work/sweep   # the spec and the two results folders
 conf=$sdir/slurm.conf
 socket=$mdir/munge.socket
 export SLURM_CONF=$conf   # every Slurm command, and the jobs' own sbatch, use this cluster
-
-# --- packages ------------------------------------------------------------------------------------
-missing=()
-for p in slurm-wlm munge; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing ${missing[*]}"
-  mkdir -p "$work"
-  # Keep apt from starting the system's own munge/Slurm services: they would hold the default ports.
-  made_policy=0
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
-    chmod 755 /usr/sbin/policy-rc.d
-    made_policy=1
-  fi
-  rc=0
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Use-Pty=0 "${missing[@]}"; } \
-    > "$work/apt.log" 2>&1 || rc=$?
-  [ $made_policy = 0 ] || rm -f /usr/sbin/policy-rc.d
-  [ $rc = 0 ] || { cat "$work/apt.log" >&2; fail "apt-get install ${missing[*]} failed (exit $rc)"; }
-fi
 
 # munged runs as the munge user: where it cannot enter WORK_DIR (say under /root), its folder goes to
 # /tmp, under a name fixed per work dir so that a later run finds what an earlier one left.

@@ -1,4 +1,6 @@
-// Heterogeneous speed and rejection (DESIGN.md "Rules of the model").
+// Heterogeneous speed and rejection: a job runs on one GPU type at a time, at its profile's rate there
+// (a job without a model runs its duration on any type); a job that can never run on the cluster (more
+// GPUs than any type it may use has, or no type where its rate is non-zero) is rejected and the run goes on.
 #include "models/base/input_error.hpp"
 #include "tests/support/test_support.hpp"
 

@@ -1,5 +1,6 @@
-// Summary metrics worked by hand: finish-time fairness ρ (DESIGN.md "Clarifications": JCT ÷ the time alone
-// on an equal share 1/N̄ of the fastest type's GPUs, N̄ over the job's lifetime), JCT by VC and by user, GPU-hours by type, jobs that waited longer than a
+// Summary metrics worked by hand: finish-time fairness ρ (as Themis defines it, Mahajan et al., NSDI 2020:
+// JCT ÷ the time alone on an equal share 1/N̄ of the fastest type's GPUs, N̄ the mean number of jobs in the
+// system over the job's lifetime), JCT by VC and by user, GPU-hours by type, jobs that waited longer than a
 // threshold, and the policy-call timing histogram of `run`.
 #include "models/base/json_fields.hpp"
 #include "sim/app/run.hpp"

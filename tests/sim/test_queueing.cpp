@@ -1,6 +1,6 @@
-// Queueing theory with fixed seeds (DESIGN.md "Clarifications": mean response time, enough jobs that
-// the tolerance is at least 3 standard errors). Jobs without a model run their duration exactly, so
-// a cluster of c single-GPU slots under fifo is an M/M/c FCFS queue.
+// Queueing theory with fixed seeds: the mean response time (not the waiting time), over enough jobs that
+// the tolerance is at least 3 standard errors of the sample mean. Jobs without a model run their duration
+// exactly, so a cluster of c single-GPU slots under fifo is an M/M/c FCFS queue.
 #include "tests/support/test_support.hpp"
 #include "models/base/random.hpp"
 
@@ -233,8 +233,8 @@ TEST_CASE("srtf on 1 GPU: every job's finish equals an independent preemptive SR
 
 namespace {
 
-/// Balanced-means hyperexponential sizes (the policy-zoo issue): with probability p rate 2p/m, else
-/// rate 2(1−p)/m; mean m, E[S²] = m²/(2p) + m²/(2(1−p)); p = 0.0476 gives a squared CV of about 10.
+/// Balanced-means hyperexponential sizes (high variance, as DL jobs' sizes have): with probability p rate
+/// 2p/m, else rate 2(1−p)/m; mean m, E[S²] = m²/(2p) + m²/(2(1−p)); p = 0.0476 gives a squared CV of about 10.
 struct HyperExp {
     double p = 0.0476, m = 1;
     double rate1() const { return 2 * p / m; }

@@ -1,5 +1,5 @@
 #pragma once
-// Tests on the public data under DLSIM_SHARED_DATA (DESIGN.md "Clarifications"): where a file is
+// Tests on the public data under DLSIM_SHARED_DATA (the published traces and profiles): where a file is
 // missing they fail, unless the environment sets DLSIM_SKIP_SHARED_DATA=1; then the test case stops
 // there and dlsim_tests exits with kSkippedExitCode once every other test has passed, which the
 // `shared-data` CTest test maps to SKIPPED (SKIP_RETURN_CODE). A missing data set never passes.

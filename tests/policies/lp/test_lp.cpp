@@ -1,4 +1,6 @@
-// The GLPK wrapper and Gavel's max-min allocation (POLICIES.md §8, §8.1), against optima worked by hand.
+// The GLPK wrapper and Gavel's max-min allocation (Narayanan et al., OSDI 2020; github.com/stanford-futuredata/gavel,
+// scheduler/policies/max_min_fairness.py: maximize z subject to z <= g_m·Σ_t T_{m,t}·x_{m,t} / (w_m·T^prop_m)),
+// against optima worked by hand.
 #include "models/base/input_error.hpp"
 #include "policies/lp/linear_program.hpp"
 #include "policies/rounds/max_min_share.hpp"

@@ -83,8 +83,8 @@ TEST_CASE("ConsolidatedPlacer: a rack that needs fewer nodes beats a lower rack"
     CHECK(sorted(shares(out)) == Shares{{3, 4}, {4, 4}});
 }
 
-TEST_CASE("ConsolidatedPlacer: fewest nodes comes before one rack (DESIGN.md)", "[unit]") {
-    // DESIGN.md "Rules of the model": "consolidated: the fewest nodes ..., then the fewest racks".
+TEST_CASE("ConsolidatedPlacer: fewest nodes comes before one rack", "[unit]") {
+    // `consolidated` takes the fewest nodes, then the fewest racks (policies/README.md).
     // 2 racks x 3 nodes x 4 GPUs. Free: rack 0 -> 3, 3, 3 (7 GPUs need 3 nodes there);
     // rack 1 -> 4, 0, 0 (cannot hold 7). Across racks, node 3 (4) + node 0 (3) is 2 nodes.
     World w(R"({"gpu_types": {"g": {}}, "node_types": {"n": {"gpu_type": "g", "gpus": 4}},
@@ -102,8 +102,7 @@ TEST_CASE("ConsolidatedPlacer: fewest nodes comes before one rack (DESIGN.md)", 
     CHECK(sorted(shares(out)) == Shares{{0, 3}, {3, 4}});
 }
 
-TEST_CASE("ConsolidatedPlacer: across racks, fewest racks among fewest-node placements (DESIGN.md)",
-          "[unit]") {
+TEST_CASE("ConsolidatedPlacer: across racks, fewest racks among fewest-node placements", "[unit]") {
     // 3 racks x 2 nodes x 4 GPUs: rack 0 = nodes 0,1; rack 1 = 2,3; rack 2 = 4,5.
     // Free: rack 0 -> 4, 1; rack 1 -> 4, 1; rack 2 -> 3, 3. No rack holds 10 (they hold 5, 5, 6).
     // Two nodes hold at most 4 + 4 = 8, so 10 GPUs need 3 nodes; a 3-node placement on 2 racks exists

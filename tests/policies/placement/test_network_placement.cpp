@@ -1,4 +1,4 @@
-// Placement matters end to end (issue "Network", acceptance): on the 4:1 oversubscribed leaf-spine
+// Placement matters end to end: on the 4:1 oversubscribed leaf-spine
 // preset, communication-heavy jobs (BERT-large and VGG-16 gradient sizes) finish sooner under
 // `topology-aware` than under `spread`, no later than under `consolidated`, and `strict-locality` trades
 // queueing delay for speed. Every figure is read from the run's result, as a user would.
@@ -19,8 +19,8 @@ namespace dlsim::test::network_placement_tests {
 
 namespace {
 
-// Gradient sizes from MODELLING.md §1.5: BERT-large 340 M parameters in fp16 (680 MB), VGG-16 138.4 M in
-// fp32 (553 MB). Throughputs are round numbers of the right order for a V100 [A]: what matters here is
+// Gradient sizes: BERT-large 340 M parameters (Devlin et al., NAACL 2019) in fp16 (680 MB), VGG-16 138.4 M
+// (Simonyan and Zisserman, ICLR 2015; torchvision's vgg16) in fp32 (553 MB). Throughputs are round numbers of the right order for a V100 [A]: what matters here is
 // that communication is a large share of an iteration.
 const char* kProfile = R"({"schema": "dlsim.profile/1", "models": {
     "BERT-large": {"params": 340000000, "grad_dtype": "fp16", "throughput": {"v100": 4}},

@@ -1,4 +1,5 @@
-// srtf's churn (the policy-zoo issue, DESIGN.md "Rules of the model"): on one type with single-GPU jobs it
+// srtf's churn (srtf preempts or moves a job only when the gain exceeds the restart cost plus a margin, so
+// two jobs never swap back and forth; policies/README.md): on one type with single-GPU jobs it
 // preempts at most once per arrival, as SRPT does; on the bundled heterogeneous cluster it stays at or
 // below 2 preemptions (moves included) per job; no job is preempted and restarted on the same type at
 // one instant. Read from the event log of real runs.
@@ -96,8 +97,8 @@ TEST_CASE("srtf churn: one type, single-GPU jobs: at most one preemption per arr
 
 TEST_CASE("srtf churn: 20,000 generated jobs on the bundled heterogeneous cluster: at most 2 preemptions per job",
           "[schedule][srtf]") {
-    // The issue's case: `dlsim trace generate --rate 3 --seed 3`, the first 20,000 jobs (generating only
-    // 20,000 gives the same jobs), on the bundled 108-GPU V100/P100/K80 cluster with Gavel's throughputs.
+    // The case that showed the churn: `dlsim trace generate --rate 3 --seed 3`, the first 20,000 jobs
+    // (generating only 20,000 gives the same jobs), on the bundled 108-GPU V100/P100/K80 cluster with Gavel's throughputs.
     // Before the fix: 152,738 preemptions (117,387 moves), 7.6 per job; mean JCT 72.0 h.
     const auto trace = temp_path("churn-20k.csv");
     REQUIRE(run_cli("trace generate --jobs 20000 --rate 3 --seed 3 --out " + trace).exit_code == 0);

@@ -1,6 +1,9 @@
-// Hand-worked schedules of tiresias-gittins and of the presets tiresias-sim and blox-las (POLICIES.md
-// §5, §6, §16.1), the Gittins index on hand-computed samples, and the incremental walks of las and
-// tiresias against their full reference walks.
+// Hand-worked schedules of tiresias-gittins and of the presets tiresias-sim and blox-las, the Gittins index
+// on hand-computed samples, and the incremental walks of las and tiresias against their full reference
+// walks. tiresias-sim is Tiresias's shipped simulator (Gu et al., NSDI 2019; github.com/SymbioticLab/Tiresias,
+// simulator/run_sim.py `dlas-gpu`: 3 queues at [3250, 7200] GPU-s, no promotion); blox-las is Blox's Las
+// (Agarwal et al., EuroSys 2024, github.com/msr-fiddle/blox: attained service in wall time, 300 s rounds);
+// the rules are in policies/README.md.
 #include "policies/queue/gittins_index.hpp"
 #include "tests/support/test_support.hpp"
 #include "models/base/random.hpp"

@@ -1,4 +1,5 @@
-// The Gavel-compatible mode's run-level side (GAVEL.md; issue 11 item 6): measured multi-GPU rates (a job on n
+// The Gavel-compatible mode's run-level side (Gavel: Narayanan et al., OSDI 2020,
+// github.com/stanford-futuredata/gavel; policies/rounds/README.md): measured multi-GPU rates (a job on n
 // GPUs runs at the profile's throughput_n, as Gavel's thr[(model, sf)]), the `compat` key and what it selects,
 // Gavel's paper-mode generator (`trace generate --gavel-paper`), and `stop_after_measured` (Gavel's continuous
 // runs end when the measured window is done). Numbers are worked out by hand from models/profiles/gavel.json.

@@ -603,7 +603,10 @@ TEST_CASE("gavel rounds: the ftf, makespan and max-throughput objectives in the 
     }
 }
 
-TEST_CASE("gavel-las: the trace's priority weighs a job's share (w_m of POLICIES.md §8.1)", "[schedule][gavel]") {
+TEST_CASE("gavel-las: the trace's priority weighs a job's share (the weight w_m of max-min fairness)",
+          "[schedule][gavel]") {
+    // Gavel's max-min fairness (Narayanan et al., OSDI 2020; github.com/stanford-futuredata/gavel,
+    // scheduler/policies/max_min_fairness.py) divides job m's normalised throughput by its priority weight w_m.
     // One GPU, two jobs of 36,000 s. Max-min with weights: z <= x_m/w_m, x_a + x_b <= 1 -> x_a = 2/3 for
     // w_a = 2 and x_b = 1/3: a has 36,000 s of service at about 54,000 s (to a round of 360 s), then b runs
     // alone; the GPU is never idle, so b ends at 72,000 s. Equal weights (no priority column) share 1/2 each:

@@ -1,5 +1,7 @@
-// The persistent allocation LP (policies/rounds/share_lp.hpp; POLICIES.md §8–§8.4) against optima worked by hand,
-// its warm re-solves against cold solves of the same instances, and LinearProgram's row/column deletion.
+// The persistent allocation LP (policies/rounds/share_lp.hpp: Gavel's objectives, Narayanan et al., OSDI
+// 2020, github.com/stanford-futuredata/gavel scheduler/policies/; policies/rounds/README.md) against optima
+// worked by hand, its warm re-solves against cold solves of the same instances, and LinearProgram's row/column
+// deletion.
 //
 // Two instances recur (W = GPUs per type, g = gang, T = aggregate iterations/s of the job on g GPUs of the type):
 //   "2x2": W = {1, 1}; A: g 1, T {2, 1}; B: g 2, T {1, 1}. Capacity rows: a_t + 2·b_t <= 1.

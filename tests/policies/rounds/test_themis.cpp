@@ -1,4 +1,5 @@
-// Hand-worked schedules of `themis` (policies/rounds/themis.hpp; POLICIES.md §9): the filter of the most unfair
+// Hand-worked schedules of `themis` (policies/rounds/themis.hpp: dlsim's approximation of Themis, Mahajan et
+// al., NSDI 2020, which has no public code; policies/rounds/README.md): the filter of the most unfair
 // jobs, the greedy auction on log(rho_old / rho_new), leases and their renewal, work conservation, and
 // the choice of GPU type. Jobs without a model run their trace duration on their GPU count.
 //

@@ -136,10 +136,9 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     // identity must serialise the same bytes, or every committed sweep index changes.
     const InputHashes hashes{"T", "C", "P"};
     RunConfig c;
-    // fifo's resolved parameters are part of its identity, and fifo gained `estimate` (EASY's noisy
-    // estimates): the fifo ids here and below moved from 7aacfde30342d80f, 9d81fe5997691897 and
-    // 6542785cce59cd8e (30dd404) to 3a70a45eec31c71a, 0859f720af6b8877 and 68221ea9dd8070f7, then with
-    // `space_sharing` (space sharing, issue 11) to these.
+    // fifo's resolved parameters are part of its identity (among them `estimate`, EASY's noisy estimates,
+    // and `space_sharing`, two jobs on the same GPUs), so the fifo ids here and below change whenever fifo
+    // gains a parameter.
     CHECK(run_id(c, hashes) == "0fd933d8398a0545");
 
     RunConfig srtf;
