@@ -38,7 +38,7 @@ PARAMS = {
                     "[C] adaptdl benchmark/models/deepspeech2/model.py with train.py defaults: 5 bidirectional "
                     "GRU layers of 800, 2 conv layers, 16 kHz / 20 ms windows (RNN input 1312), 29 labels "
                     "(deepspeech.pytorch labels.json [R])"),
-    "imagenet": ("ResNet-50 (ImageNet)", 25557032, "[V] torchvision resnet50 (MODELLING.md 1.5)"),
+    "imagenet": ("ResNet-50 (ImageNet)", 25557032, "[V] torchvision resnet50 (models/README.md)"),
     "ncf": ("NCF (NeuMF, ML-1M)", 1602657,
             "[C] adaptdl benchmark/models/ncf/model.py NeuMF-end, factor_num 32, num_layers 3 (main.py defaults), "
             "ML-1M 6040 users x 3706 items (He et al. WWW'17, Table 1 [R])"),
