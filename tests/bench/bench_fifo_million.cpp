@@ -23,7 +23,9 @@ int main(int argc, char** argv) {
     const double rate = argc > 2 ? std::strtod(argv[2], nullptr) : 22.0;
     const std::string policy = argc > 3 ? argv[3] : "fifo";
     using clock = std::chrono::steady_clock;
-    auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+    auto seconds = [](clock::time_point a, clock::time_point b) {
+        return std::chrono::duration<double>(b - a).count();
+    };
 
     const auto t0 = clock::now();
     RunInputs in;
@@ -44,21 +46,23 @@ int main(int argc, char** argv) {
     std::filesystem::remove(c.out);
 
     const double sim = seconds(t1, t2);
-    fmt::print("bench_fifo_million: policy {}, {} jobs at {} jobs/h on {} GPUs\n", policy, jobs, rate, in.cluster.num_gpus());
+    fmt::print("bench_fifo_million: policy {}, {} jobs at {} jobs/h on {} GPUs\n", policy, jobs, rate,
+               in.cluster.num_gpus());
     const double jobs_run = static_cast<double>(std::max<std::uint64_t>(1, o.summary.jobs));
-    fmt::print("  finished          {} (makespan {:.0f} h, GPU utilization {:.1f}%, avg JCT {:.1f} h, "
-               "{:.2f} preemptions and {:.2f} migrations per job)\n",
-               o.summary.finished, o.summary.makespan / 3600, 100 * o.summary.gpu_utilization, o.summary.avg_jct / 3600,
-               static_cast<double>(o.summary.preemptions) / jobs_run, static_cast<double>(o.summary.migrations) / jobs_run);
+    fmt::print(
+        "  finished          {} (makespan {:.0f} h, GPU utilization {:.1f}%, avg JCT {:.1f} h, "
+        "{:.2f} preemptions and {:.2f} migrations per job)\n",
+        o.summary.finished, o.summary.makespan / 3600, 100 * o.summary.gpu_utilization, o.summary.avg_jct / 3600,
+        static_cast<double>(o.summary.preemptions) / jobs_run, static_cast<double>(o.summary.migrations) / jobs_run);
     fmt::print("  trace generation  {:.3f} s\n", seconds(t0, t1));
     const double loop = o.stats.engine_seconds;
-    fmt::print("  event loop        {:.3f} s  ({} events, {:.2f} M events/s, {:.2f} M jobs/s, {} policy calls, "
-               "{:.3f} s in policy)\n",
-               loop, o.stats.events, static_cast<double>(o.stats.events) / loop / 1e6, static_cast<double>(jobs) / loop / 1e6,
-               o.stats.policy_calls,
-               o.stats.policy_seconds);
-    fmt::print("  simulate()        {:.3f} s  (resolve jobs, event loop, summary, time series: {:.2f} M events/s)\n", sim,
-               static_cast<double>(o.stats.events) / sim / 1e6);
+    fmt::print(
+        "  event loop        {:.3f} s  ({} events, {:.2f} M events/s, {:.2f} M jobs/s, {} policy calls, "
+        "{:.3f} s in policy)\n",
+        loop, o.stats.events, static_cast<double>(o.stats.events) / loop / 1e6, static_cast<double>(jobs) / loop / 1e6,
+        o.stats.policy_calls, o.stats.policy_seconds);
+    fmt::print("  simulate()        {:.3f} s  (resolve jobs, event loop, summary, time series: {:.2f} M events/s)\n",
+               sim, static_cast<double>(o.stats.events) / sim / 1e6);
     fmt::print("  result JSON       {:.3f} s\n", seconds(t2, t3));
     fmt::print("  wall total        {:.3f} s\n", seconds(t0, t3));
     fmt::print("  peak RSS          {:.0f} MiB\n", peak_rss_mb());

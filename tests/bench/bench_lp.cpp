@@ -7,8 +7,8 @@
 // remaining work, and the rounds cycle through five kinds: 10 departures; 10 arrivals; 5 % of the jobs re-rated
 // (x U(0.9, 1.1) on each type); progress alone; 10 departures and 10 arrivals together. Prints per objective
 // the cold first solve, the warm per-round time p50/p99/max (steady clock, ms) over all rounds and the p50 of
-// each kind, the LPs and simplex iterations per round, and how many rounds fell back to a cold basis. Targets (printed, not asserted): gavel-las p50 < 5 ms,
-// p99 < 50 ms; gavel-ftf and gavel-makespan p50 < 50 ms.
+// each kind, the LPs and simplex iterations per round, and how many rounds fell back to a cold basis. Targets (printed,
+// not asserted): gavel-las p50 < 5 ms, p99 < 50 ms; gavel-ftf and gavel-makespan p50 < 50 ms.
 //   usage: bench_lp [jobs=2000] [rounds=100] [objectives=gavel-las,gavel-ftf,gavel-makespan,gavel-max-throughput]
 // With BENCH_LP_TRACE set in the environment it also prints every round (time, LPs, iterations, objective).
 #include "models/profile.hpp"
@@ -92,11 +92,16 @@ ShareInput to_input(const std::vector<Job>& jobs) {
 
 ShareOptions options_for(const std::string& name) {
     ShareOptions options;
-    if (name == "gavel-las") options.objective = ShareObjective::MaxMinFairness;
-    else if (name == "gavel-ftf") options.objective = ShareObjective::FinishTimeFairness;
-    else if (name == "gavel-makespan") options.objective = ShareObjective::Makespan;
-    else if (name == "gavel-max-throughput") options.objective = ShareObjective::MaxThroughput;
-    else throw std::runtime_error("bench_lp: unknown objective " + name);
+    if (name == "gavel-las")
+        options.objective = ShareObjective::MaxMinFairness;
+    else if (name == "gavel-ftf")
+        options.objective = ShareObjective::FinishTimeFairness;
+    else if (name == "gavel-makespan")
+        options.objective = ShareObjective::Makespan;
+    else if (name == "gavel-max-throughput")
+        options.objective = ShareObjective::MaxThroughput;
+    else
+        throw std::runtime_error("bench_lp: unknown objective " + name);
     return options;
 }
 
@@ -138,8 +143,8 @@ void run(const ProfileSet& profiles, const std::string& name, std::size_t job_co
         if (kind == 1 || kind == 4) arrive();
         if (kind == 2)
             for (std::size_t c = 0; c < jobs.size() / 20; ++c) {
-                Job& j = jobs[static_cast<std::size_t>(workload.uniform(0, static_cast<double>(jobs.size()))) %
-                              jobs.size()];
+                Job& j =
+                    jobs[static_cast<std::size_t>(workload.uniform(0, static_cast<double>(jobs.size()))) % jobs.size()];
                 for (double& rate : j.throughputs) rate *= workload.uniform(0.9, 1.1);
             }
         const ShareInput input = to_input(jobs);
@@ -147,20 +152,24 @@ void run(const ProfileSet& profiles, const std::string& name, std::size_t job_co
         const ShareResult& r = lp.solve(input);
         const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         ms.push_back(elapsed);
-        if (std::getenv("BENCH_LP_TRACE")) fmt::print("  round {} ({}) {:.2f} ms {} LPs {} it obj {:.6g}\n", round, kinds[kind], elapsed, r.lp_solves, r.simplex_iterations, r.objective);
+        if (std::getenv("BENCH_LP_TRACE"))
+            fmt::print("  round {} ({}) {:.2f} ms {} LPs {} it obj {:.6g}\n", round, kinds[kind], elapsed, r.lp_solves,
+                       r.simplex_iterations, r.objective);
         by_kind[kind].push_back(elapsed);
         lps += r.lp_solves;
         iterations += r.simplex_iterations;
         cold_rounds += r.cold ? 1 : 0;
     }
     const double per_round = rounds > 0 ? 1.0 / rounds : 0;
-    fmt::print("{:<22} cold {:8.1f} ms ({:5d} it, objective {:.6g}) | warm p50 {:7.2f} p99 {:7.2f} max {:7.2f} ms"
-               " | {:5.1f} LPs, {:7.1f} it/round, {} cold rounds\n",
-               name, cold_ms, cold_iterations, cold_objective, percentile(ms, 0.5), percentile(ms, 0.99),
-               ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end()), static_cast<double>(lps) * per_round,
-               static_cast<double>(iterations) * per_round, cold_rounds);
+    fmt::print(
+        "{:<22} cold {:8.1f} ms ({:5d} it, objective {:.6g}) | warm p50 {:7.2f} p99 {:7.2f} max {:7.2f} ms"
+        " | {:5.1f} LPs, {:7.1f} it/round, {} cold rounds\n",
+        name, cold_ms, cold_iterations, cold_objective, percentile(ms, 0.5), percentile(ms, 0.99),
+        ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end()), static_cast<double>(lps) * per_round,
+        static_cast<double>(iterations) * per_round, cold_rounds);
     fmt::print("{:<22} p50 by round kind:", "");
-    for (int k = 0; k < kind_count; ++k) fmt::print(" {} {:.2f} ms{}", kinds[k], percentile(by_kind[k], 0.5), k + 1 < kind_count ? ";" : "\n");
+    for (int k = 0; k < kind_count; ++k)
+        fmt::print(" {} {:.2f} ms{}", kinds[k], percentile(by_kind[k], 0.5), k + 1 < kind_count ? ";" : "\n");
     std::fflush(stdout);
 }
 
@@ -171,9 +180,10 @@ int main(int argc, char** argv) {
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 100;
     const std::string list = argc > 3 ? argv[3] : "gavel-las,gavel-ftf,gavel-makespan,gavel-max-throughput";
     const ProfileSet profiles = load_profiles(std::string(DLSIM_SOURCE_DIR) + "/models/profiles/gavel.json");
-    fmt::print("bench_lp: {} jobs on 3 x {} GPUs (v100, p100, k80), {} rounds (in turn: 10 out; 10 in; 5 % re-rated;"
-               " progress; 10 out + 10 in; all: 5 % of R done, ages +360 s)\n",
-               jobs, gpus_per_type, rounds);
+    fmt::print(
+        "bench_lp: {} jobs on 3 x {} GPUs (v100, p100, k80), {} rounds (in turn: 10 out; 10 in; 5 % re-rated;"
+        " progress; 10 out + 10 in; all: 5 % of R done, ages +360 s)\n",
+        jobs, gpus_per_type, rounds);
     std::stringstream names(list);
     std::string name;
     while (std::getline(names, name, ',')) run(profiles, name, jobs, rounds);

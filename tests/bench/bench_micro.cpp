@@ -1,8 +1,8 @@
 // Micro-benchmarks of the engine's hot structures (Google Benchmark).
+#include "models/base/random.hpp"
 #include "models/cluster.hpp"
 #include "sim/cluster_state.hpp"
 #include "sim/event_queue.hpp"
-#include "models/base/random.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -20,16 +20,15 @@
 // the network is barely loaded; a fourth argument names another placer (e.g. `random`, which scatters
 // every job's GPUs over the free ones) to stress the contention solves.
 //   usage: bench_network [jobs=100000] [modes=none,duty,maxmin] [load=0.75] [placement=consolidated]
+#include "models/base/random.hpp"
 #include "models/cluster.hpp"
 #include "models/network_model.hpp"
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
-#include "models/base/random.hpp"
 
 #include "in_child.hpp"
 
 #include <fmt/format.h>
-
 
 #include <algorithm>
 #include <chrono>
@@ -172,8 +171,8 @@ void run_mode(const RunInputs& in, ContentionMode mode, const std::string& place
     fmt::print("  peak RSS          {:.0f} MiB\n", peak_rss_mb());
     fmt::print("  mean JCT          {:.2f} h (p99 {:.1f} h, mean queueing {:.2f} h, GPU utilisation {:.1f}%)\n",
                s.avg_jct / 3600, s.p99_jct / 3600, s.avg_queueing_delay / 3600, 100 * s.gpu_utilization);
-    fmt::print("  per job           {:.3f} preemptions, {:.3f} migrations\n",
-               static_cast<double>(s.preemptions) / jobs, static_cast<double>(s.migrations) / jobs);
+    fmt::print("  per job           {:.3f} preemptions, {:.3f} migrations\n", static_cast<double>(s.preemptions) / jobs,
+               static_cast<double>(s.migrations) / jobs);
     fmt::print("  busiest tier      {} at {:.1f}%", n.busiest_tier.empty() ? "-" : n.busiest_tier,
                100 * n.busiest_tier_utilization);
     for (std::size_t i = 0; i < n.tier_utilization.size(); ++i)
@@ -203,8 +202,9 @@ int main(int argc, char** argv) {
         start = cut + 1;
     }
     if (jobs == 0 || !(load > 0)) {
-        fmt::print(stderr, "usage: bench_network [jobs=100000] [modes=none,duty,maxmin] [load=0.75] "
-                           "[placement=consolidated]\n");
+        fmt::print(stderr,
+                   "usage: bench_network [jobs=100000] [modes=none,duty,maxmin] [load=0.75] "
+                   "[placement=consolidated]\n");
         return 2;
     }
 

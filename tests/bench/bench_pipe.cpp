@@ -59,11 +59,12 @@ Figures run(const RunInputs& in, const std::string& policy) {
 void print(const char* label, const Figures& f) {
     const SimStats& s = f.outcome.stats;
     const double calls = static_cast<double>(std::max<std::uint64_t>(1, s.policy_calls));
-    fmt::print("  {:<7} wall {:7.3f} s   CPU {:7.3f} s   policy {:7.3f} s over {} calls: mean {:7.2f} us, "
-               "p50 {:7.2f} us, p99 {:7.2f} us, max {:8.0f} us\n",
-               label, f.wall, f.cpu, s.policy_seconds, s.policy_calls, 1e6 * s.policy_seconds / calls,
-               1e6 * s.policy_call_time.percentile(50), 1e6 * s.policy_call_time.percentile(99),
-               1e6 * s.policy_call_time.max());
+    fmt::print(
+        "  {:<7} wall {:7.3f} s   CPU {:7.3f} s   policy {:7.3f} s over {} calls: mean {:7.2f} us, "
+        "p50 {:7.2f} us, p99 {:7.2f} us, max {:8.0f} us\n",
+        label, f.wall, f.cpu, s.policy_seconds, s.policy_calls, 1e6 * s.policy_seconds / calls,
+        1e6 * s.policy_call_time.percentile(50), 1e6 * s.policy_call_time.percentile(99),
+        1e6 * s.policy_call_time.max());
 }
 
 }  // namespace
@@ -90,10 +91,11 @@ int main(int argc, char** argv) {
     const Figures piped = run(in, pipe);
     print("pipe", piped);
     const double calls = static_cast<double>(std::max<std::uint64_t>(1, piped.outcome.stats.policy_calls));
-    fmt::print("  pipe / native: whole run {:.1f}x wall (target within 50x), {:.1f}x CPU (both processes); pipe "
-               "overhead per call {:.2f} us\n",
-               piped.wall / native.wall, piped.cpu / native.cpu,
-               1e6 * (piped.outcome.stats.policy_seconds - native.outcome.stats.policy_seconds) / calls);
+    fmt::print(
+        "  pipe / native: whole run {:.1f}x wall (target within 50x), {:.1f}x CPU (both processes); pipe "
+        "overhead per call {:.2f} us\n",
+        piped.wall / native.wall, piped.cpu / native.cpu,
+        1e6 * (piped.outcome.stats.policy_seconds - native.outcome.stats.policy_seconds) / calls);
     const Summary& a = native.outcome.summary;
     const Summary& b = piped.outcome.summary;
     if (a.finished != b.finished || a.avg_jct != b.avg_jct || a.makespan != b.makespan) {

@@ -23,7 +23,6 @@
 
 #include <fmt/format.h>
 
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -91,11 +90,13 @@ void run_policy(const RunInputs& in, const std::string& name) {
     fmt::print("  wall              {:.2f} s (resolve + event loop; {:.2f} s in the policy over {} calls)\n", wall,
                stats.policy_seconds, stats.policy_calls);
     fmt::print("  peak RSS          {:.0f} MiB\n", peak_rss_mb());
-    fmt::print("  events/s          {:.3f} M ({} events)\n", static_cast<double>(stats.events) / wall / 1e6, stats.events);
+    fmt::print("  events/s          {:.3f} M ({} events)\n", static_cast<double>(stats.events) / wall / 1e6,
+               stats.events);
     fmt::print("  policy call       p50 {:.2f} us, p99 {:.2f} us, max {:.0f} us\n", percentile(us, 0.50),
                percentile(us, 0.99), max_us);
     fmt::print("  per job           {:.3f} preemptions, {:.3f} migrations\n", preemptions / jobs, migrations / jobs);
-    fmt::print("  mean JCT          {:.2f} h over {:.0f} finished jobs\n", jct / std::max(1.0, finished) / 3600, finished);
+    fmt::print("  mean JCT          {:.2f} h over {:.0f} finished jobs\n", jct / std::max(1.0, finished) / 3600,
+               finished);
     std::fflush(stdout);
 }
 
@@ -107,8 +108,9 @@ int main(int argc, char** argv) {
     const std::string list = argc > 3 ? argv[3] : "tiresias,las,srtf";
     const double load = argc > 4 ? std::strtod(argv[4], nullptr) : 0.9;
     if (jobs == 0 || gpus < 8 || gpus % 8 != 0 || !(load > 0)) {
-        fmt::print(stderr, "usage: bench_policies [jobs=1000000] [gpus=4096, a multiple of 8] "
-                           "[policies=tiresias,las,srtf] [load=0.9]\n");
+        fmt::print(stderr,
+                   "usage: bench_policies [jobs=1000000] [gpus=4096, a multiple of 8] "
+                   "[policies=tiresias,las,srtf] [load=0.9]\n");
         return 2;
     }
     std::vector<std::string> policies;
@@ -142,15 +144,18 @@ int main(int argc, char** argv) {
         "node_types": {{"dgx": {{"gpu_type": "V100", "gpus": 8}}}}, "racks": [{{"node_type": "dgx", "nodes": {}}}]}})",
                                            gpus / 8),
                                "bench-policies-cluster.json");
-    in.profiles = parse_profiles(R"({"models": {"unused": {"throughput": {"V100": 1}}}})", "bench-policies-profile.json");
+    in.profiles =
+        parse_profiles(R"({"models": {"unused": {"throughput": {"V100": 1}}}})", "bench-policies-profile.json");
     in.trace = generate_gavel_mix(g);
     const double generation = std::chrono::duration<double>(Clock::now() - t0).count();
-    fmt::print("bench_policies: {} jobs (philly.csv empirical sizes and durations, {} rows, E[g x d] = {:.0f} GPU-s) "
-               "on {} GPUs at load {}\n",
-               jobs, g.empirical.size(), mean_gpu_seconds, gpus, load);
-    fmt::print("  arrival rate      {:.6f} jobs/s = {:.2f} jobs/h ({} x GPUs / E[g x d]); span {:.1f} days; trace "
-               "generated in {:.2f} s\n",
-               rate, rate * 3600, load, in.trace.jobs.back().submit_time / 86400, generation);
+    fmt::print(
+        "bench_policies: {} jobs (philly.csv empirical sizes and durations, {} rows, E[g x d] = {:.0f} GPU-s) "
+        "on {} GPUs at load {}\n",
+        jobs, g.empirical.size(), mean_gpu_seconds, gpus, load);
+    fmt::print(
+        "  arrival rate      {:.6f} jobs/s = {:.2f} jobs/h ({} x GPUs / E[g x d]); span {:.1f} days; trace "
+        "generated in {:.2f} s\n",
+        rate, rate * 3600, load, in.trace.jobs.back().submit_time / 86400, generation);
     std::fflush(stdout);
 
     int status = 0;

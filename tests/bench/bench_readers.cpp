@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
             best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             rows = t.report.rows_read;
         }
-        fmt::print("{:<16} {:>10} {:>10.4f} {:>12.0f}  {}\n", format, rows, best, static_cast<double>(rows) / best, rel);
+        fmt::print("{:<16} {:>10} {:>10.4f} {:>12.0f}  {}\n", format, rows, best, static_cast<double>(rows) / best,
+                   rel);
     }
     return 0;
 }

@@ -1,10 +1,10 @@
 // Calibration of the iteration-time model to measured placements (models/README.md): the
 // prediction against hand-computed numbers, the profile fields that carry the measurements, and the
 // held-out error on Pollux's placements (models/profiles/pollux.json, bundled: no shared data needed).
-#include "models/calibration.hpp"
 #include "models/base/input_error.hpp"
-#include "models/profile.hpp"
 #include "models/base/random.hpp"
+#include "models/calibration.hpp"
+#include "models/profile.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -104,11 +104,10 @@ TEST_CASE("profile: gamma, local_bsz and placements are validated with file and 
     auto profile = [](const std::string& fields) {
         return R"({"schema": "dlsim.profile/1", "models": {"m": {"throughput": {"t4": 1})" + fields + "}}}";
     };
-    const ProfileSet ok = parse_profiles(
-        profile(R"(, "params": 1000, "gamma": 2.5, "local_bsz": 8, "placements": [
+    const ProfileSet ok = parse_profiles(profile(R"(, "params": 1000, "gamma": 2.5, "local_bsz": 8, "placements": [
             {"placement": "1", "local_bsz": 8, "step_time": 1.0, "gpu_type": "T4"},
             {"placement": "22", "local_bsz": 8, "step_time": 1.5}])"),
-        "p.json");
+                                         "p.json");
     const ModelProfile& m = ok.models.at(0);
     CHECK(m.gamma == 2.5);
     CHECK(m.local_bsz == 8);
@@ -130,10 +129,12 @@ TEST_CASE("profile: gamma, local_bsz and placements are validated with file and 
         {R"(, "placements": [{"local_bsz": 1, "step_time": 1}])", "p.json: models.m.placements[0].placement: expected"},
         {R"(, "placements": [{"placement": "1", "local_bsz": 0, "step_time": 1}])",
          "p.json: models.m.placements[0].local_bsz: expected an integer >= 1"},
-        {R"(, "placements": [{"placement": "1", "step_time": 1}])", "p.json: models.m.placements[0].local_bsz: expected"},
+        {R"(, "placements": [{"placement": "1", "step_time": 1}])",
+         "p.json: models.m.placements[0].local_bsz: expected"},
         {R"(, "placements": [{"placement": "1", "local_bsz": 1, "step_time": 0}])",
          "p.json: models.m.placements[0].step_time: expected a step time in s > 0"},
-        {R"(, "placements": [{"placement": "1", "local_bsz": 1}])", "p.json: models.m.placements[0].step_time: expected"},
+        {R"(, "placements": [{"placement": "1", "local_bsz": 1}])",
+         "p.json: models.m.placements[0].step_time: expected"},
         {R"(, "placements": [{"placement": "1", "local_bsz": 1, "step_time": 1, "sync_time": 0}])",
          "p.json: models.m.placements[0]: unknown field \"sync_time\""},
         {R"(, "placements": [{"placement": "1", "local_bsz": 1, "step_time": 1, "gpu_type": 4}])",
@@ -152,9 +153,8 @@ TEST_CASE("calibration on Pollux's placements: held-out MAPE per application", "
     // (the fit-half, predict-half check of models/README.md). The exact values are pinned so that a change to
     // the model is noticed.
     const std::map<std::string, double> expected_mape{
-        {"BERT-base (SQuAD)", 7.141325487},    {"ResNet-18 (CIFAR-10)", 6.433798134},
-        {"DeepSpeech2", 6.630784434},          {"ResNet-50 (ImageNet)", 6.792696497},
-        {"NCF (NeuMF, ML-1M)", 9.117809840},   {"YOLOv3 (VOC)", 8.558987582},
+        {"BERT-base (SQuAD)", 7.141325487},    {"ResNet-18 (CIFAR-10)", 6.433798134}, {"DeepSpeech2", 6.630784434},
+        {"ResNet-50 (ImageNet)", 6.792696497}, {"NCF (NeuMF, ML-1M)", 9.117809840},   {"YOLOv3 (VOC)", 8.558987582},
     };
     const ProfileSet set = load_profiles(kPollux);
     REQUIRE(set.models.size() == expected_mape.size());
@@ -188,11 +188,12 @@ TEST_CASE("calibration on Pollux's placements: held-out MAPE per application", "
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
         CHECK(all.gamma == m.calibration->gamma);
         CHECK(all.inter_bytes_per_s == m.calibration->inter_bytes_per_s);
-        std::printf("%-22s all %4zu points: %9.4g %11.4g %11.4g %10.4g %10.4g %6.3f in-sample MAPE %.3f%%, %.1f ms, "
-                    "%d evals, %zu groups\n",
-                    "", m.placements.size(), all.compute_intercept_s, all.compute_per_sample_s, all.intra_bytes_per_s,
-                    all.inter_bytes_per_s, all.step_latency_s, all.gamma, placement_mape(all, comm_model(m), m.placements),
-                    load_ms, all_stats.evaluations, all_stats.groups);
+        std::printf(
+            "%-22s all %4zu points: %9.4g %11.4g %11.4g %10.4g %10.4g %6.3f in-sample MAPE %.3f%%, %.1f ms, "
+            "%d evals, %zu groups\n",
+            "", m.placements.size(), all.compute_intercept_s, all.compute_per_sample_s, all.intra_bytes_per_s,
+            all.inter_bytes_per_s, all.step_latency_s, all.gamma, placement_mape(all, comm_model(m), m.placements),
+            load_ms, all_stats.evaluations, all_stats.groups);
         CHECK(mape <= 10.0);
         CHECK(mape == Approx(expected_mape.at(m.name)).epsilon(1e-6));
     }

@@ -28,14 +28,14 @@ struct Expected {
 const Expected kPresets[] = {
     {"minimal.json", 1, 1, 1},
     {"gavel_simulated.json", 108, 27, 3},
-    {"gavel_108.json", 108, 27, 3},                       // 3 racks x 9 servers x 4 GPUs
-    {"gavel_compat_108.json", 108, 108, 3},               // 3 racks x 36 servers x 1 GPU (Gavel's simulator)
-    {"philly.json", 2490, 552, 2},                        // 321 x 2 + 231 x 8
-    {"dgx_a100_superpod.json", 320, 40, 10},              // 2 SUs x 20 nodes x 8 GPUs, racks of 4
-    {"leaf_spine_4to1_v100_pcie.json", 256, 64, 8},       // 8 racks x 8 servers x 4 GPUs
-    {"alibaba_lingjun.json", 6776, 847, 119},             // 847 hosts x 8 GPUs, 119 (PSW, ASW) groups
-    {"fat_tree_10240.json", 10240, 1280, 40},             // 5 pods x 8 racks x 32 nodes x 8 GPUs
-    {"tiresias_blox_32x4.json", 128, 32, 4},              // 4 racks x 8 servers x 4 GPUs
+    {"gavel_108.json", 108, 27, 3},                  // 3 racks x 9 servers x 4 GPUs
+    {"gavel_compat_108.json", 108, 108, 3},          // 3 racks x 36 servers x 1 GPU (Gavel's simulator)
+    {"philly.json", 2490, 552, 2},                   // 321 x 2 + 231 x 8
+    {"dgx_a100_superpod.json", 320, 40, 10},         // 2 SUs x 20 nodes x 8 GPUs, racks of 4
+    {"leaf_spine_4to1_v100_pcie.json", 256, 64, 8},  // 8 racks x 8 servers x 4 GPUs
+    {"alibaba_lingjun.json", 6776, 847, 119},        // 847 hosts x 8 GPUs, 119 (PSW, ASW) groups
+    {"fat_tree_10240.json", 10240, 1280, 40},        // 5 pods x 8 racks x 32 nodes x 8 GPUs
+    {"tiresias_blox_32x4.json", 128, 32, 4},         // 4 racks x 8 servers x 4 GPUs
 };
 
 double up(const Topology& t, VertexIdx v) { return t.links()[t.up(v)].bytes_per_s; }
@@ -88,7 +88,7 @@ TEST_CASE("cluster presets: uplink capacities by hand", "[unit]") {
     SECTION("leaf_spine_4to1_v100_pcie: a rack's spine uplink = 8 x 100 Gb/s / 4") {
         const Cluster c = load_cluster(kDir + "leaf_spine_4to1_v100_pcie.json");
         const Topology t(c);
-        CHECK(up(t, 0) == Approx(100 * kGbps));                    // 12.5 GB/s
+        CHECK(up(t, 0) == Approx(100 * kGbps));                     // 12.5 GB/s
         CHECK(up(t, t.leaf_of(0)) == Approx(8 * 100 * kGbps / 4));  // 25 GB/s
         // One pair alone is limited by its NICs; the 4:1 uplink binds when the rack's 8 nodes send at once.
         CHECK(t.path_bottleneck(0, 8) == Approx(100 * kGbps));
@@ -101,7 +101,7 @@ TEST_CASE("cluster presets: uplink capacities by hand", "[unit]") {
         CHECK(c.nodes[0].rack == 0u);
         CHECK(up(t, 0) == Approx(4 * 200 * kGbps));  // 100 GB/s per host
         const VertexIdx tor = t.leaf_of(0), psw = t.parent(tor);
-        CHECK(up(t, tor) == Approx(8 * 4 * 200 * kGbps));  // 800 GB/s
+        CHECK(up(t, tor) == Approx(8 * 4 * 200 * kGbps));            // 800 GB/s
         CHECK(t.parent(psw) == t.parent(t.parent(t.leaf_of(846))));  // one DSW above all
         CHECK(t.depth(0) == 3u);
     }
@@ -124,7 +124,7 @@ TEST_CASE("cluster presets: alibaba_lingjun PSW P8's uplink = 179 hosts x 4 x 20
     const Cluster c = load_cluster(kDir + "alibaba_lingjun.json");
     const Topology t(c);
     const VertexIdx psw = t.parent(t.leaf_of(0));
-    CHECK(up(t, psw) == Approx(179 * 4 * 200 * kGbps));  // 17.9 TB/s, 1:1
+    CHECK(up(t, psw) == Approx(179 * 4 * 200 * kGbps));           // 17.9 TB/s, 1:1
     CHECK(t.path_bottleneck(0, 846) == Approx(4 * 200 * kGbps));  // P8 to P12: the hosts' NICs
 }
 

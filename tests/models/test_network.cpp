@@ -31,8 +31,8 @@ ProfileSet profile(std::vector<std::tuple<std::string, double, long long>> model
     std::string text = R"({"schema": "dlsim.profile/1", "models": {)";
     for (std::size_t i = 0; i < models.size(); ++i) {
         const auto& [name, thr, params] = models[i];
-        text += (i ? "," : "") + ("\"" + name + "\": {\"throughput\": {\"g\": " + std::to_string(thr) + "}, \"params\": " +
-                                  std::to_string(params) + "}");
+        text += (i ? "," : "") + ("\"" + name + "\": {\"throughput\": {\"g\": " + std::to_string(thr) +
+                                  "}, \"params\": " + std::to_string(params) + "}");
     }
     return parse_profiles(text + "}}", "test-profile");
 }
@@ -68,8 +68,8 @@ struct Net {
     }
 };
 
-constexpr double kS = 100e6 * 4;  // 100 M fp32 parameters
-constexpr double kTcomp = 0.1;    // 10 iterations/s on one GPU
+constexpr double kS = 100e6 * 4;     // 100 M fp32 parameters
+constexpr double kTcomp = 0.1;       // 10 iterations/s on one GPU
 constexpr double kCollectives = 16;  // ⌈4e8 / 25e6⌉
 
 double ring(int n, double bandwidth, double alpha) {
@@ -209,7 +209,8 @@ TEST_CASE("network: two 16-GPU jobs across one oversubscribed uplink, under ever
 
     SECTION("priority: the job with more compute per byte gets the link; the other what it leaves idle") {
         // Model "dense" computes 4× longer per iteration than "light" for the same gradients.
-        Net net(kTwoRacks, profile({{"light", 10, 100'000'000}, {"dense", 2.5, 100'000'000}}), ContentionMode::Priority);
+        Net net(kTwoRacks, profile({{"light", 10, 100'000'000}, {"dense", 2.5, 100'000'000}}),
+                ContentionMode::Priority);
         net.start(0, 0, job_a());
         net.start(1, 1, job_b());
         CHECK(exact(net.model.bandwidth(1), kUplink));  // the higher-intensity job: its full rate
@@ -261,14 +262,15 @@ TEST_CASE("network: a change re-rates only the jobs that share links with it", "
 
 TEST_CASE("network: the full solve past the threshold gives the component solve's numbers", "[network]") {
     const ProfileSet p = profile({{"m", 10, 100'000'000}, {"n", 4, 50'000'000}});
-    for (ContentionMode mode : {ContentionMode::Duty, ContentionMode::MaxMin, ContentionMode::Interleave,
-                                ContentionMode::Priority}) {
+    for (ContentionMode mode :
+         {ContentionMode::Duty, ContentionMode::MaxMin, ContentionMode::Interleave, ContentionMode::Priority}) {
         Net component(kTwoRacks, p, mode);
         Net full(kTwoRacks, p, mode);
         NetworkOptions all{.mode = mode, .full_solve_above = 0};
         NetworkPerformance full_model(full.topology, full.rates, full.comm_models(), all);
         std::vector<RateChange> a, b;
-        const std::vector<std::vector<NodeShare>> jobs = {{{0, 2}, {4, 2}}, {{0, 2}, {1, 2}}, {{5, 4}, {6, 4}}, {{2, 4}, {7, 4}}};
+        const std::vector<std::vector<NodeShare>> jobs = {
+            {{0, 2}, {4, 2}}, {{0, 2}, {1, 2}}, {{5, 4}, {6, 4}}, {{2, 4}, {7, 4}}};
         for (JobIdx j = 0; j < jobs.size(); ++j) {
             component.model.allocated(0, j, j % 2, Allocation{0, jobs[j]}, a);
             full_model.allocated(0, j, j % 2, Allocation{0, jobs[j]}, b);
@@ -324,8 +326,10 @@ TEST_CASE("network: bad network fields name the field", "[network][bad-input]") 
 TEST_CASE("network: the explicit switch form builds the same tree as the compact form", "[network]") {
     const std::string nodes = R"("gpu_types": {"g": {}}, "node_types": {"n4": {"gpu_type": "g", "gpus": 4,
         "nics": 1, "nic_gbps": 100}},)";
-    const Cluster compact = parse_cluster("{" + nodes + R"("fabric": {"tiers": [{"name": "leaf"}, {"name": "spine", "oversub": 4}]},
-        "racks": [{"node_type": "n4", "nodes": 4, "count": 2}]})", "compact");
+    const Cluster compact =
+        parse_cluster("{" + nodes + R"("fabric": {"tiers": [{"name": "leaf"}, {"name": "spine", "oversub": 4}]},
+        "racks": [{"node_type": "n4", "nodes": 4, "count": 2}]})",
+                      "compact");
     const Cluster written = parse_cluster("{" + nodes + R"("switches": [{"name": "spine"},
         {"name": "tor0", "parent": "spine", "oversub": 4}, {"name": "tor1", "parent": "spine", "oversub": 4}],
         "racks": [{"node_type": "n4", "nodes": 4, "switch": "tor0"}, {"node_type": "n4", "nodes": 4, "switch": "tor1"}]})",
@@ -376,7 +380,8 @@ TEST_CASE("network: measured multi-GPU throughputs calibrate the intra-node ring
     const std::string cluster = R"({"gpu_types": {"g": {}}, "node_types": {"n8": {"gpu_type": "g", "gpus": 8,
         "intra": {"kind": "nvlink", "lat_us": 0}, "nics": 1, "nic_gbps": 100}}, "racks": [{"node_type": "n8", "nodes": 2}]})";
     ProfileSet p = parse_profiles(R"({"models": {"m": {"throughput": {"g": 10}, "params": 100000000, "gamma": 1,
-        "throughput_n": {"g": {"2": 16, "4": 40, "8": 40}}}}})", "measured.json");
+        "throughput_n": {"g": {"2": 16, "4": 40, "8": 40}}}}})",
+                                  "measured.json");
     const Cluster c = parse_cluster(cluster, "c.json");
     const std::vector<CommModel> comm = {comm_model(p.models[0])};
     const std::vector<double> measured = measured_intra_bandwidths(c, p, comm);
@@ -390,7 +395,8 @@ TEST_CASE("network: measured multi-GPU throughputs calibrate the intra-node ring
     CHECK(exact(changed.at(0).rate, 16));
     // On a cluster that describes no network, communication stays free.
     const Cluster ideal = parse_cluster(R"({"gpu_types": {"g": {}}, "node_types": {"n8": {"gpu_type": "g", "gpus": 8}},
-        "racks": [{"node_type": "n8", "nodes": 2}]})", "ideal.json");
+        "racks": [{"node_type": "n8", "nodes": 2}]})",
+                                        "ideal.json");
     const RateModel ideal_rates(ideal, p);
     const Topology ideal_topo(ideal);
     NetworkPerformance free(ideal_topo, ideal_rates, comm, NetworkOptions{}, {}, measured);

@@ -38,10 +38,10 @@ TEST_CASE("RateModel: single, rate and single_by_name", "[unit]") {
     CHECK(r.rate(kNoModel, 1, 3) == 3.0);
     CHECK(r.rate(bert, 1, 8) == 0.0);
 
-    CHECK(r.single_by_name(resnet, "v100") == std::optional<double>(4.0));       // cluster type
-    CHECK(r.single_by_name(resnet, "Tesla V100") == std::optional<double>(4.0)); // cluster alias
-    CHECK(r.single_by_name(resnet, "p100") == std::optional<double>(2.5));       // profile-only type
-    CHECK(r.single_by_name(bert, "P100") == std::optional<double>(0.0));         // known type, not for bert
+    CHECK(r.single_by_name(resnet, "v100") == std::optional<double>(4.0));        // cluster type
+    CHECK(r.single_by_name(resnet, "Tesla V100") == std::optional<double>(4.0));  // cluster alias
+    CHECK(r.single_by_name(resnet, "p100") == std::optional<double>(2.5));        // profile-only type
+    CHECK(r.single_by_name(bert, "P100") == std::optional<double>(0.0));          // known type, not for bert
     CHECK(r.single_by_name(bert, "k80") == std::optional<double>(0.0));
     CHECK(r.single_by_name(resnet, "A100") == std::nullopt);
     CHECK(r.single_by_name(kNoModel, "K80") == std::optional<double>(1.0));

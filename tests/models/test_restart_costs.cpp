@@ -4,10 +4,10 @@
 // lost GPU-seconds counted per job and in the summary, a restart cut short by a preemption counting only
 // the part spent. Profile: tests/data/profiles/restart_params.json (big 1e9 params, small 2.5e8, noparams
 // none; 1 iteration/s per GPU on type g, so a job's work is its duration x its GPUs).
-#include "tests/support/engine_support.hpp"
 #include "models/base/json_fields.hpp"
 #include "sim/app/run.hpp"
 #include "sim/metrics.hpp"
+#include "tests/support/engine_support.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -188,8 +188,9 @@ TEST_CASE("restart costs: a move pays migration_cost instead of a restart", "[en
 TEST_CASE("restart costs: the run config builds the model; summary and job records count them", "[engine]") {
     // One GPU; srtf preempts L (big, 1000 s) for S (small, 10 s) at 100. L restarts at 110 and pays
     // 3 + 12 = 15 s: it runs again from 125 with 900 s left, finishing at 1025.
-    const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 1), profile_text(),
-                                          "job_id,submit_time,num_gpus,duration,model\nL,0,1,1000,big\nS,100,1,10,small\n");
+    const RunInputs in =
+        inputs_from_text(homogeneous_cluster_json(1, 1), profile_text(),
+                         "job_id,submit_time,num_gpus,duration,model\nL,0,1,1000,big\nS,100,1,10,small\n");
     RunConfig c;
     c.out = temp_path("restart-costs.json");
     c.policy = "srtf";

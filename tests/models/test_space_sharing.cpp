@@ -4,12 +4,12 @@
 //
 // Hand-worked numbers: model A runs 1 it/s alone on "g", model B 2 it/s. Co-located (pairs.g.B of A =
 // [0.6, 1.0]) A runs 0.6 it/s (0.6 of alone) and B 1.0 it/s (0.5 of alone).
-#include "tests/support/engine_support.hpp"
 #include "models/base/input_error.hpp"
 #include "sim/metrics.hpp"
+#include "tests/support/engine_support.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 using namespace dlsim;
 using namespace dlsim::test;

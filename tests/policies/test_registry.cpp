@@ -46,8 +46,8 @@ TEST_CASE("resolve_params: unknown names and bad values are InputErrors naming w
     const auto specs = sample_specs();
     CHECK_THROWS_AS(resolve_params("policy demo", specs, {{"widnow", "3"}}), InputError);
     CHECK_THROWS_WITH(resolve_params("policy demo", specs, {{"widnow", "3"}}),
-                      Contains("widnow") && Contains("policy demo") && Contains("type_order") &&
-                          Contains("window") && Contains("alpha") && Contains("backfill"));
+                      Contains("widnow") && Contains("policy demo") && Contains("type_order") && Contains("window") &&
+                          Contains("alpha") && Contains("backfill"));
     CHECK_THROWS_AS(resolve_params("policy demo", specs, {{"type_order", "slowest"}}), InputError);
     CHECK_THROWS_WITH(resolve_params("policy demo", specs, {{"type_order", "slowest"}}),
                       Contains("slowest") && Contains("fastest, spec") && Contains("type_order"));

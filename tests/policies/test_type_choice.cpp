@@ -45,7 +45,7 @@ TEST_CASE("pick_type: fastest by model rate, ties to cluster order, respects ava
 
     j.model = 1;
     CHECK(pick({8, 8, 8}) == std::optional<GpuTypeIdx>(2));  // z is fastest on c
-    j.runnable = 0b011;                                       // not c
+    j.runnable = 0b011;                                      // not c
     CHECK(pick({8, 8, 8}) == std::optional<GpuTypeIdx>(1));
     j.runnable = 0b001;
     CHECK(pick({8, 8, 8}) == std::optional<GpuTypeIdx>(0));

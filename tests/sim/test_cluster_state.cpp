@@ -106,8 +106,8 @@ TEST_CASE("ClusterState: taking held GPUs or releasing another job's throws Inte
     s.allocate(0, 3, 2, h2);
     CHECK_THROWS_AS(s.allocate(0, 2, 3, h2), InternalError);  // only one free
     CHECK_THROWS_AS(s.allocate(0, 0, 3, h2), InternalError);  // an empty allocation is a bug too
-    CHECK_THROWS_AS(s.release(h1, 2), InternalError);          // job 2 does not hold job 1's GPUs
-    CHECK(s.owner(8) == 1u);                                    // nothing was given back
+    CHECK_THROWS_AS(s.release(h1, 2), InternalError);         // job 2 does not hold job 1's GPUs
+    CHECK(s.owner(8) == 1u);                                  // nothing was given back
     CHECK(s.free_on(2) == 0);
     CHECK(s.free_gpus(0) == 16 - 4 - 3);
 }

@@ -1,7 +1,7 @@
 // The engine's contract with policies: one call per instant, timers, lazy cancellation, and
 // always-on checks of every decision and of the end state.
-#include "tests/support/engine_support.hpp"
 #include "models/base/input_error.hpp"
+#include "tests/support/engine_support.hpp"
 
 #include <catch2/catch.hpp>
 

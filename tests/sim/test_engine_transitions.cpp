@@ -1,13 +1,13 @@
 // The engine's one transition, worked by hand: a toy performance model defined here (jobs that share a
 // node run at half speed while they share it), explicit placements, resizes with a restart cost,
 // declined starts, requeued moves, migrations, stale completions, and the desired-state helper.
-#include "tests/support/engine_support.hpp"
 #include "models/base/input_error.hpp"
 #include "policies/desired_state.hpp"
 #include "sim/metrics.hpp"
+#include "tests/support/engine_support.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <map>
 #include <set>
@@ -52,7 +52,9 @@ private:
             if (shares_node(j, held_.at(j).nodes, k)) return 0.5 * held_.at(j).gpus;
         return held_.at(j).gpus;
     }
-    void report_neighbours(JobIdx j, std::vector<RateChange>& changed) { held_neighbours(held_.at(j).nodes, j, changed); }
+    void report_neighbours(JobIdx j, std::vector<RateChange>& changed) {
+        held_neighbours(held_.at(j).nodes, j, changed);
+    }
     /// Every job on `nodes` other than j gets its (possibly new) rate.
     void held_neighbours(const std::set<NodeIdx>& nodes, JobIdx j, std::vector<RateChange>& changed) {
         for (const auto& [k, h] : held_)
@@ -77,8 +79,8 @@ public:
     void on_resize(Time t, JobIdx j, const JobInfo&, const Allocation& from, Time since, const Allocation& to,
                    Transition why) override {
         log.push_back(fmt::format("{} {} {} {} (since {}) -> {}", to_seconds(t),
-                                  why == Transition::Migrate ? "migrate" : "resize", j, where(from),
-                                  to_seconds(since), where(to)));
+                                  why == Transition::Migrate ? "migrate" : "resize", j, where(from), to_seconds(since),
+                                  where(to)));
     }
     void on_rate_change(Time t, JobIdx j, const JobInfo& job) override {
         log.push_back(fmt::format("{} rate {} {}", to_seconds(t), j, job.rate));
@@ -113,8 +115,7 @@ const NodeShare on0[] = {{0, 1}}, on1[] = {{1, 1}};
 
 }  // namespace
 
-TEST_CASE("engine: a contention model re-rates jobs that share a node; stale completions are dropped",
-          "[engine]") {
+TEST_CASE("engine: a contention model re-rates jobs that share a node; stale completions are dropped", "[engine]") {
     // 2 nodes x 2 GPUs; 1-GPU jobs without a model (work = duration). Placed by hand:
     //   A (0, work 10) on node 0 at 0: alone, rate 1.
     //   B (2, work 4) on node 0 at 2: A and B share -> both 0.5. A has 8 left; B finishes at 2 + 4/0.5 = 10.
@@ -195,14 +196,12 @@ TEST_CASE("engine: an explicit placement is honoured; one on busy GPUs is an inv
     }
     SECTION("on the wrong type's node, or on a fractional share") {
         const NodeShare nowhere[] = {{7, 1}}, half[] = {{0, 1, 500}};
-        ScriptedPolicy policy([&](const ClusterView&, const Changes& c, Decisions& out) {
-            out.start(c.arrived[0], 0, 1, nowhere);
-        });
+        ScriptedPolicy policy(
+            [&](const ClusterView&, const Changes& c, Decisions& out) { out.start(c.arrived[0], 0, 1, nowhere); });
         Simulator sim(w.in.cluster, w.rates, w.jobs, policy, placer, {});
         CHECK_THROWS_WITH(sim.run(), Catch::Contains("started job 0 on node 7, which has no g GPUs"));
-        ScriptedPolicy fractional([&](const ClusterView&, const Changes& c, Decisions& out) {
-            out.start(c.arrived[0], 0, 1, half);
-        });
+        ScriptedPolicy fractional(
+            [&](const ClusterView&, const Changes& c, Decisions& out) { out.start(c.arrived[0], 0, 1, half); });
         Simulator sim2(w.in.cluster, w.rates, w.jobs, fractional, placer, {});
         CHECK_THROWS_WITH(sim2.run(), Catch::Contains("500/1000 share"));
     }
@@ -262,9 +261,12 @@ TEST_CASE("engine: a start the placer declines stays queued, is reported at once
     EngineFixture w(2, 2, "job_id,submit_time,num_gpus,duration\na,0,1,5\nb,0,1,10\nc,1,2,3\n");
     ScriptedPolicy policy([](const ClusterView&, const Changes& c, Decisions& out) {
         for (JobIdx j : c.arrived) {
-            if (j == 0) out.start(j, 0, 1, on0);
-            else if (j == 1) out.start(j, 0, 1, on1);
-            else out.start(j, 0, 2);
+            if (j == 0)
+                out.start(j, 0, 1, on0);
+            else if (j == 1)
+                out.start(j, 0, 1, on1);
+            else
+                out.start(j, 0, 2);
         }
         for (JobIdx j : c.declined) out.start(j, 0, 2);
     });
@@ -288,8 +290,7 @@ TEST_CASE("engine: a start the placer declines stays queued, is reported at once
     CHECK(sim.jobs()[2].preemptions == 0);
 }
 
-TEST_CASE("engine: moves: a migration with a restart cost, and a move the placer declines is requeued",
-          "[engine]") {
+TEST_CASE("engine: moves: a migration with a restart cost, and a move the placer declines is requeued", "[engine]") {
     // 2 nodes x 2 GPUs, restart cost 1 s. a (work 10) on node 0 at 0.
     EngineFixture w(2, 2, "job_id,submit_time,num_gpus,duration\na,0,1,10\n");
     SimOptions options;

@@ -36,8 +36,8 @@ TEST_CASE("a job that can never run is rejected with a reason and the run goes o
     const std::string trace =
         "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
         "ok,0,1,10,fast-on-v100,k80\n"
-        "no-type,1,1,10,v100-only,v100\n"     // profile is 0 on every type this cluster has
-        "too-wide,2,16,10,fast-on-v100,k80\n" // 16 GPUs, the cluster has 8 K80s
+        "no-type,1,1,10,v100-only,v100\n"      // profile is 0 on every type this cluster has
+        "too-wide,2,16,10,fast-on-v100,k80\n"  // 16 GPUs, the cluster has 8 K80s
         "ok2,3,8,10,fast-on-v100,k80\n";
     const auto in = inputs_from_text(kK80Cluster, kProfile, trace);
     const auto o = run_policy(in, "fifo");

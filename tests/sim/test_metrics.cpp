@@ -216,9 +216,9 @@ TEST_CASE("Metrics: summary of the hand-made run", "[unit]") {
     CHECK(s.events == 42u);
     CHECK(s.preemptions == 1u);
     CHECK(s.makespan == to_seconds(10 * U));
-    CHECK(s.p50_jct == Approx(6 * u).margin(1e-12));            // sorted JCTs 6, 6, 10 U
-    CHECK(s.p95_jct == Approx((6 + 0.9 * 4) * u).margin(1e-9));  // position 1.9
-    CHECK(s.p99_jct == Approx((6 + 0.98 * 4) * u).margin(1e-9)); // position 1.98
+    CHECK(s.p50_jct == Approx(6 * u).margin(1e-12));              // sorted JCTs 6, 6, 10 U
+    CHECK(s.p95_jct == Approx((6 + 0.9 * 4) * u).margin(1e-9));   // position 1.9
+    CHECK(s.p99_jct == Approx((6 + 0.98 * 4) * u).margin(1e-9));  // position 1.98
     CHECK(s.avg_queueing_delay == Approx(4.0 / 3.0 * u).margin(1e-12));
     // Busy GPU-time: a = 2·10 + 1·1 = 21 U, b = 3·4 + 1·2 = 14 U; 8 GPUs over 10 U.
     CHECK(s.gpu_utilization == Approx(35.0 / 80.0).margin(1e-12));

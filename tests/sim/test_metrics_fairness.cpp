@@ -20,8 +20,9 @@ namespace {
 // Jobs in the system N(t): 1 on [0, 2), 2 on [2, 5), 3 on [5, 10), 2 on [10, 14), 1 on [14, 20).
 // Lifetime integrals: a 2 + 6 + 15 = 23, b 6 + 15 + 8 = 29, c 15 + 8 + 6 = 29 (job-seconds).
 // ρ = JCT² ÷ (T_alone × ∫N): a 100 / (10 × 23) = 10/23, b 144 / (4 × 29) = 36/29, c 225 / (6 × 29) = 225/174.
-const char* kTrace = "job_id,submit_time,num_gpus,duration,user,vc\n"
-                     "a,0,1,10,u1,vcB\nb,2,1,4,u2,vcA\nc,5,1,6,u1,vcA\n";
+const char* kTrace =
+    "job_id,submit_time,num_gpus,duration,user,vc\n"
+    "a,0,1,10,u1,vcB\nb,2,1,4,u2,vcA\nc,5,1,6,u1,vcA\n";
 
 RunOutcome run(const std::string& trace, RunConfig c = {}) {
     c.out.clear();

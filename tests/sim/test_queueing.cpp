@@ -1,8 +1,8 @@
 // Queueing theory with fixed seeds: the mean response time (not the waiting time), over enough jobs that
 // the tolerance is at least 3 standard errors of the sample mean. Jobs without a model run their duration
 // exactly, so a cluster of c single-GPU slots under fifo is an M/M/c FCFS queue.
-#include "tests/support/test_support.hpp"
 #include "models/base/random.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -117,7 +117,8 @@ TEST_CASE("M/M/1 fifo at rho = 0.8 over 1M jobs: mean response time 1/(mu - lamb
     CHECK(o.summary.avg_jct == Approx(5.0).epsilon(0.03));
 }
 
-TEST_CASE("M/M/8 fifo, lambda = 6, mu = 1, over 200k jobs: Erlang-C mean response time; Little's law", "[slow][queueing]") {
+TEST_CASE("M/M/8 fifo, lambda = 6, mu = 1, over 200k jobs: Erlang-C mean response time; Little's law",
+          "[slow][queueing]") {
     const double expected = erlang_c_response(8, 6.0, 1.0);
     // By hand: sum_{k<8} 6^k/k! = 300.143, 6^8/8! x 8/2 = 166.63, P(wait) = 0.3570, W_q = 0.1785.
     CHECK(expected == Approx(1.17849).epsilon(1e-4));
@@ -199,8 +200,10 @@ std::vector<double> srpt_finish(const Trace& t) {
         ready.erase(ready.begin());
         left -= until - now;
         now = until;
-        if (left == 0) finish[j] = static_cast<double>(now) / 1e6;
-        else ready.insert({left, j});
+        if (left == 0)
+            finish[j] = static_cast<double>(now) / 1e6;
+        else
+            ready.insert({left, j});
     }
     return finish;
 }
@@ -254,7 +257,8 @@ struct HyperExp {
     }
 };
 
-RunOutcome run_hyperexp(std::size_t jobs, double lambda, const HyperExp& h, std::uint64_t seed, const std::string& policy) {
+RunOutcome run_hyperexp(std::size_t jobs, double lambda, const HyperExp& h, std::uint64_t seed,
+                        const std::string& policy) {
     Rng branch(seed, "test/branch"), service(seed, "test/service");
     Trace t = poisson_trace(jobs, lambda, seed,
                             [&] { return service.exponential(branch.uniform() < h.p ? h.rate1() : h.rate2()); });
@@ -371,7 +375,6 @@ TEST_CASE("M/G/1 with hyperexponential sizes (SCV 10) at rho = 0.7: las with qua
                << " preemptions)");
 }
 
-
 // -----------------------------------------------------------------------------------------------------------
 // The same formulas at CI's sizes (tag [statistical], CTest `statistical-short`): the [slow] cases above stay
 // as they are and run in scripts/bench.sh; these check each formula over the fewest jobs (or at a lower
@@ -392,8 +395,8 @@ namespace {
 /// 3 standard errors of the sample mean (batch means, above).
 void check_mean_response(const RunOutcome& o, double expected, double tolerance) {
     const double se = batch_standard_error(o);
-    INFO("mean response time " << o.summary.avg_jct << ", expected " << expected << ", standard error " << se
-                               << " (" << 100 * se / expected << "%)");
+    INFO("mean response time " << o.summary.avg_jct << ", expected " << expected << ", standard error " << se << " ("
+                               << 100 * se / expected << "%)");
     CHECK(3 * se <= tolerance * expected);
     CHECK(o.summary.avg_jct == Approx(expected).epsilon(tolerance));
 }

@@ -1,10 +1,10 @@
 // Replay identity and determinism.
+#include "models/base/random.hpp"
 #include "tests/support/shared_data.hpp"
 #include "tests/support/test_support.hpp"
-#include "models/base/random.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 

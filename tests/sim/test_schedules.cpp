@@ -99,7 +99,8 @@ TEST_CASE("srtf: a newcomer takes a free slow GPU before it displaces anyone", "
     CHECK(o.summary.preemptions == 0);
 }
 
-TEST_CASE("srtf: running jobs are re-placed: over to a slow type, back to the fast one when it frees", "[schedule][srtf]") {
+TEST_CASE("srtf: running jobs are re-placed: over to a slow type, back to the fast one when it frees",
+          "[schedule][srtf]") {
     // One fast GPU (3 it/s) and one slow GPU (1 it/s). L needs 300 it (100 s on fast), S 6 it (2 s on fast)
     // and may run on fast only.
     //  t=0  L starts on fast.
@@ -136,9 +137,9 @@ TEST_CASE("srtf: a gang displaces running jobs only when the exchange gains", "[
     //  Each victim alone is longer than c in both cases, so a per-job comparison would displace both times.
     for (const double c : {3.0, 5.0}) {
         INFO("c = " << c);
-        const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
-                                         "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,0,1,10\nc,1,2," +
-                                             std::to_string(c) + "\n");
+        const auto in = inputs_from_text(
+            homogeneous_cluster_json(1, 2), kUnusedProfile,
+            "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,0,1,10\nc,1,2," + std::to_string(c) + "\n");
         const auto o = run_policy(in, "srtf");
         const bool displaced = c == 3.0;
         CHECK(start_s(o, 2) == (displaced ? 1 : 10));
@@ -176,7 +177,8 @@ TEST_CASE("srtf: a move to a faster type happens only when it gains more than th
     }
 }
 
-TEST_CASE("srtf tick and the helios-srtf preset: decisions only at multiples of the tick (Helios's 1 s loop)", "[schedule][srtf]") {
+TEST_CASE("srtf tick and the helios-srtf preset: decisions only at multiples of the tick (Helios's 1 s loop)",
+          "[schedule][srtf]") {
     // One GPU. a (2 s) arrives at 0.5, b (1 s) at 0.7.
     //  At every change: a 0.5-0.7; b (1 s) < a (1.8 s left) displaces it: b 0.7-1.7, a 1.7-3.5.
     //  tick=1: both wait for t=1, where b (1 s) < a (2 s): b 1-2; a 2-4. No preemption.
@@ -197,21 +199,23 @@ TEST_CASE("srtf tick and the helios-srtf preset: decisions only at multiples of 
     CHECK(finish_s(helios, 1) == 2);
     CHECK(finish_s(helios, 0) == 4);
     CHECK(helios.summary.preemptions == 0);
-    CHECK_THROWS_WITH(run_policy(in, "srsf", "tick=-1"), Catch::Contains("policy srsf: parameter tick: expected seconds"));
+    CHECK_THROWS_WITH(run_policy(in, "srsf", "tick=-1"),
+                      Catch::Contains("policy srsf: parameter tick: expected seconds"));
     CHECK_THROWS_WITH(run_policy(in, "srtf", "margin=-1"),
                       Catch::Contains("policy srtf: parameter margin: expected seconds in [0, 1e9], got -1"));
 }
 
-TEST_CASE("helios-srtf with Helios's restart charges: a displacement must gain the 7 s checkpoint", "[schedule][srtf]") {
+TEST_CASE("helios-srtf with Helios's restart charges: a displacement must gain the 7 s checkpoint",
+          "[schedule][srtf]") {
     // One GPU, restart_model=helios (7 s for a 1-GPU job). b (2 s) arrives at 3.
     //  a = 20 s: 17 s left > 2 + 7 + 0.001 -> b displaces it: b 3-5; a restarts at 5, holds the GPU 7 s
     //  without progress, then runs 17 s: 29. 7 GPU-seconds lost.
     //  a = 10 s: 7 s left < 9.001 -> no displacement: a 0-10, b 10-12.
     for (const double a : {20.0, 10.0}) {
         INFO("a = " << a);
-        const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
-                                         "job_id,submit_time,num_gpus,duration\na,0,1," + std::to_string(a) +
-                                             "\nb,3,1,2\n");
+        const auto in =
+            inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                             "job_id,submit_time,num_gpus,duration\na,0,1," + std::to_string(a) + "\nb,3,1,2\n");
         RunConfig c;
         c.policy = "helios-srtf";
         c.out.clear();
@@ -266,7 +270,8 @@ TEST_CASE("type_order: fastest type with room, or cluster order", "[schedule][fi
         "node_types": {"s": {"gpu_type": "slow", "gpus": 1}, "f": {"gpu_type": "fast", "gpus": 1}},
         "racks": [{"node_type": "s", "nodes": 1}, {"node_type": "f", "nodes": 1}]})";
     const std::string profile = R"({"models": {"m": {"throughput": {"fast": 3, "slow": 1}}}})";
-    const auto in = inputs_from_text(cluster, profile, "job_id,submit_time,num_gpus,duration,model\na,0,1,10,m\nb,0,1,10,m\n");
+    const auto in =
+        inputs_from_text(cluster, profile, "job_id,submit_time,num_gpus,duration,model\na,0,1,10,m\nb,0,1,10,m\n");
     const auto fastest = run_policy(in, "fifo");
     CHECK(finish_s(fastest, 0) == 10);  // a on fast
     CHECK(finish_s(fastest, 1) == 30);  // b on slow
@@ -384,7 +389,8 @@ TEST_CASE("sjf: shortest estimated duration first, never preempts; key=gpus rank
     for (std::size_t j = 0; j < 4; ++j) CHECK(finish_s(by_gpu_time, j) == finish_d[j]);
 }
 
-TEST_CASE("sjf: strict stops at the first job that does not fit; strict=false lets smaller ones pass", "[schedule][sjf]") {
+TEST_CASE("sjf: strict stops at the first job that does not fit; strict=false lets smaller ones pass",
+          "[schedule][sjf]") {
     // One node with 2 GPUs. a (1 GPU, 10 s) at 0; b (2 GPUs, 2 s) at 1 is the shortest but needs both;
     // c (1 GPU, 5 s) at 2.
     //  strict: b heads the queue and blocks c: t=10 b 10-12, then c 12-17.
@@ -415,8 +421,8 @@ TEST_CASE("sjf: durations are estimated on the reference type, and the job runs 
         "racks": [{"node_type": "f", "nodes": 1}, {"node_type": "s", "nodes": 1}]})";
     const std::string profile = R"({"models": {"m": {"throughput": {"fast": 4, "slow": 1}},
         "n": {"throughput": {"fast": 1, "slow": 1}}}})";
-    const auto in = inputs_from_text(cluster, profile,
-                                     "job_id,submit_time,num_gpus,duration,model,gpu_type\nx,0,1,8,m,slow\ny,0,1,4,n,slow\n");
+    const auto in = inputs_from_text(
+        cluster, profile, "job_id,submit_time,num_gpus,duration,model,gpu_type\nx,0,1,8,m,slow\ny,0,1,4,n,slow\n");
     const auto o = run_policy(in, "sjf");
     CHECK(finish_s(o, 1) == 4);  // y on fast at 1 it/s: 4 iterations
     CHECK(finish_s(o, 0) == 8);  // x on slow at 1 it/s: 8 iterations
@@ -568,7 +574,8 @@ TEST_CASE("srsf: remaining time x GPUs, so a wide job yields to a narrow one tha
     CHECK(srsf.jobs[0].migrations == 0);
 }
 
-TEST_CASE("fifo backfill=easy: a later job starts only if it does not delay the head's reservation", "[schedule][fifo]") {
+TEST_CASE("fifo backfill=easy: a later job starts only if it does not delay the head's reservation",
+          "[schedule][fifo]") {
     // One node with 4 GPUs. a (2 GPUs, 10 s) at 0 runs 0-10. b (4 GPUs, 5 s) at 1 is the head: it reserves
     // t=10 (a's end), with 2 + 2 - 4 = 0 GPUs to spare.
     //  c (2 GPUs, 8 s) at 2 ends by 10: backfilled 2-10. d (1 GPU, 20 s) at 3: no GPU free. t=10 b 10-15,

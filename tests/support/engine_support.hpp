@@ -17,8 +17,12 @@ public:
     using Script = std::function<void(const ClusterView&, const Changes&, Decisions&)>;
     explicit ScriptedPolicy(Script script) : script_(std::move(script)) {}
     void decide(const ClusterView& view, const Changes& c, Decisions& out) override {
-        calls.push_back({view.now(), {c.arrived.begin(), c.arrived.end()}, {c.finished.begin(), c.finished.end()},
-                         {c.requeued.begin(), c.requeued.end()}, {c.declined.begin(), c.declined.end()}, c.timer});
+        calls.push_back({view.now(),
+                         {c.arrived.begin(), c.arrived.end()},
+                         {c.finished.begin(), c.finished.end()},
+                         {c.requeued.begin(), c.requeued.end()},
+                         {c.declined.begin(), c.declined.end()},
+                         c.timer});
         script_(view, c, out);
     }
     struct Call {

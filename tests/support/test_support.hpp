@@ -6,6 +6,7 @@
 #include "traces/readers/canonical_csv.hpp"
 #include "traces/readers/trace_format.hpp"
 
+#include <sys/wait.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +14,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include <sys/wait.h>
 
 namespace dlsim::test {
 

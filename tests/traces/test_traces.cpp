@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -27,17 +27,18 @@ namespace dlsim::test::traces_tests {
 namespace {
 
 Trace small_trace() {
-    return parse_canonical_csv("job_id,submit_time,num_gpus,duration,vc,status\n"
-                               "a,10,1,100,x,Pass\n"
-                               "b,12,2,200,y,Failed\n"
-                               "c,15,4,300,x,Pass\n"
-                               "d,25,8,400,,Killed\n",
-                               "small.csv");
+    return parse_canonical_csv(
+        "job_id,submit_time,num_gpus,duration,vc,status\n"
+        "a,10,1,100,x,Pass\n"
+        "b,12,2,200,y,Failed\n"
+        "c,15,4,300,x,Pass\n"
+        "d,25,8,400,,Killed\n",
+        "small.csv");
 }
 
 void mark_outcomes(Trace& t) {
     for (auto& j : t.jobs)
-        j.outcome = t.strings[j.status] == "Pass" ? JobOutcome::Completed
+        j.outcome = t.strings[j.status] == "Pass"     ? JobOutcome::Completed
                     : t.strings[j.status] == "Failed" ? JobOutcome::Failed
                                                       : JobOutcome::Killed;
 }
@@ -62,9 +63,11 @@ TEST_CASE("parse_datetime: UTC wall clock, ISO, fractions and zone offsets", "[t
 TEST_CASE("trace formats: registry names, detection, unknown names", "[traces]") {
     std::set<std::string> names;
     for (const auto& f : trace_formats()) names.insert(f.name);
-    for (const char* n : {"csv", "philly", "gavel", "tiresias", "muri", "alibaba-openb", "alibaba-pai2020", "helios", "acme"})
+    for (const char* n :
+         {"csv", "philly", "gavel", "tiresias", "muri", "alibaba-openb", "alibaba-pai2020", "helios", "acme"})
         CHECK(names.count(n) == 1);
-    CHECK_THROWS_WITH(find_trace_format("nosuch"), Catch::Contains("unknown format 'nosuch' (valid: auto, philly, gavel"));
+    CHECK_THROWS_WITH(find_trace_format("nosuch"),
+                      Catch::Contains("unknown format 'nosuch' (valid: auto, philly, gavel"));
     const std::string path = write_temp("detect.csv", "job_id,submit_time,num_gpus,duration\nj,0,1,5\n");
     const Trace t = read_trace(path, "auto", {});
     CHECK(t.format == "csv");
@@ -219,7 +222,7 @@ TEST_CASE("generator: lognormal and empirical distributions", "[traces]") {
     double mean = 0, var = 0;
     for (double x : logs) mean += x / logs.size();
     for (double x : logs) var += (x - mean) * (x - mean) / logs.size();
-    CHECK(mean == Approx(8).margin(0.01));               // standard error 0.0016
+    CHECK(mean == Approx(8).margin(0.01));  // standard error 0.0016
     CHECK(std::sqrt(var) == Approx(0.5).margin(0.01));
 
     GavelMixOptions e;
@@ -265,7 +268,8 @@ TEST_CASE("CLI: trace stats, convert and generate", "[traces]") {
 
 TEST_CASE("CLI: trace stats on the published Philly and openb files", "[traces][shared-data]") {
     const std::string philly = std::string(DLSIM_SHARED_DATA) + "/traces/pollux/philly.csv";
-    const std::string openb = std::string(DLSIM_SHARED_DATA) + "/traces/alibaba_gpu_2023/csv/openb_pod_list_default.csv";
+    const std::string openb =
+        std::string(DLSIM_SHARED_DATA) + "/traces/alibaba_gpu_2023/csv/openb_pod_list_default.csv";
     if (!shared_data_present(philly) || !shared_data_present(openb)) return;
     // Expected figures straight from the files: rows, and GPU-hours from Philly's own gpu_time column.
     std::size_t philly_rows = 0;
@@ -280,7 +284,8 @@ TEST_CASE("CLI: trace stats on the published Philly and openb files", "[traces][
             pos = end + 1;
             if (row.find_first_not_of(" \r") == std::string::npos) continue;
             // timestamp,duration,num_gpus,gpu_time,cluster
-            std::size_t c1 = row.find(','), c2 = row.find(',', c1 + 1), c3 = row.find(',', c2 + 1), c4 = row.find(',', c3 + 1);
+            std::size_t c1 = row.find(','), c2 = row.find(',', c1 + 1), c3 = row.find(',', c2 + 1),
+                        c4 = row.find(',', c3 + 1);
             gpu_seconds += std::stod(row.substr(c3 + 1, c4 - c3 - 1));
             ++philly_rows;
         }
@@ -360,8 +365,8 @@ TEST_CASE("every trace reader rejects a NUL byte with file:line:column", "[trace
                           Catch::StartsWith(path + ":2: column 'jobid': expected a string without NUL characters"));
     }
     SECTION("canonical CSV: a NUL inside a quoted field of a later line") {
-        const std::string text = std::string("job_id,submit_time,num_gpus,duration,user\nj1,0,1,10,u\nj2,1,1,10,\"ab") +
-                                 '\0' + "c\"\n";
+        const std::string text =
+            std::string("job_id,submit_time,num_gpus,duration,user\nj1,0,1,10,u\nj2,1,1,10,\"ab") + '\0' + "c\"\n";
         CHECK_THROWS_WITH(parse_canonical_csv(text, "quoted.csv"), Catch::StartsWith("quoted.csv:3:14: NUL byte"));
     }
 }
@@ -375,17 +380,18 @@ TEST_CASE("canonical CSV: min_num_gpus and max_num_gpus read, written back and r
         "racks": [{"node_type": "ng", "nodes": 2}, {"node_type": "nh", "nodes": 1}]})";
     const std::string csv =
         "job_id,submit_time,num_gpus,duration,allowed_gpu_types,min_num_gpus,max_num_gpus\n"
-        "rigid,0,2,10,,,\n"          // neither column: rigid
-        "elastic,1,4,10,,2,8\n"      // both sides
-        "shrink,2,4,10,,1,\n"        // only a minimum: max stays num_gpus
-        "grow,3,2,10,,,6\n"          // only a maximum
-        "capped,4,2,10,,,64\n"       // more than any type has: capped at the largest (g, 8)
-        "h-only,5,2,10,h,1,6\n"      // may use only h (2 GPUs): capped at 2
-        "same,6,3,10,,3,3\n"         // written out, equal to num_gpus
-        "too-big,7,16,10,,8,32\n";   // num_gpus fits no type: rejected; max never below num_gpus
+        "rigid,0,2,10,,,\n"         // neither column: rigid
+        "elastic,1,4,10,,2,8\n"     // both sides
+        "shrink,2,4,10,,1,\n"       // only a minimum: max stays num_gpus
+        "grow,3,2,10,,,6\n"         // only a maximum
+        "capped,4,2,10,,,64\n"      // more than any type has: capped at the largest (g, 8)
+        "h-only,5,2,10,h,1,6\n"     // may use only h (2 GPUs): capped at 2
+        "same,6,3,10,,3,3\n"        // written out, equal to num_gpus
+        "too-big,7,16,10,,8,32\n";  // num_gpus fits no type: rejected; max never below num_gpus
     const Trace trace = parse_canonical_csv(csv, "elastic.csv");
     REQUIRE(trace.jobs.size() == 8);
-    const std::vector<std::pair<int, int>> recorded = {{0, 0}, {2, 8}, {1, 0}, {0, 6}, {0, 64}, {1, 6}, {3, 3}, {8, 32}};
+    const std::vector<std::pair<int, int>> recorded = {{0, 0},  {2, 8}, {1, 0}, {0, 6},
+                                                       {0, 64}, {1, 6}, {3, 3}, {8, 32}};
     for (std::size_t i = 0; i < recorded.size(); ++i) {
         INFO(trace.jobs[i].id);
         CHECK(trace.jobs[i].min_num_gpus == recorded[i].first);
@@ -397,7 +403,9 @@ TEST_CASE("canonical CSV: min_num_gpus and max_num_gpus read, written back and r
     const RateModel rates(cluster, profiles);
     const ResolvedJobs resolved = resolve_jobs(trace, cluster, profiles, rates, false);
     REQUIRE(resolved.jobs.size() == 8);
-    struct Expected { int num, min, max; };
+    struct Expected {
+        int num, min, max;
+    };
     const std::vector<Expected> expected = {{2, 2, 2}, {4, 2, 8}, {4, 1, 4}, {2, 2, 6},
                                             {2, 2, 8}, {2, 1, 2}, {3, 3, 3}, {16, 8, 16}};
     for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -437,10 +445,14 @@ TEST_CASE("canonical CSV: bad min_num_gpus and max_num_gpus name file:line and t
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"j,1,4,10,0,8\n", ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '0'"},
         {"j,1,4,10,5,8\n", ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '5'"},
-        {"j,1,4,10,-1,8\n", ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '-1'"},
-        {"j,1,4,10,2.5,8\n", ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '2.5'"},
-        {"j,1,4,10,2,3\n", ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000, got '3'"},
-        {"j,1,4,10,2,x\n", ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000, got 'x'"},
+        {"j,1,4,10,-1,8\n",
+         ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '-1'"},
+        {"j,1,4,10,2.5,8\n",
+         ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4), got '2.5'"},
+        {"j,1,4,10,2,3\n",
+         ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000, got '3'"},
+        {"j,1,4,10,2,x\n",
+         ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000, got 'x'"},
         // 2^32 + 8 would read as 8 if narrowed to int before the range check.
         {"j,1,4,10,2,4294967304\n",
          ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000, got '4294967304'"},
@@ -462,8 +474,8 @@ TEST_CASE("an elastic job must finish within engine time on its min_num_gpus", "
     const RateModel rates(cluster, profiles);
     const Trace rigid = parse_canonical_csv("job_id,submit_time,num_gpus,duration\nj,0,4,1e12\n", "rigid.csv");
     CHECK(resolve_jobs(rigid, cluster, profiles, rates, false).jobs.size() == 1);
-    const Trace elastic = parse_canonical_csv("job_id,submit_time,num_gpus,duration,min_num_gpus\nj,0,4,1e12,1\n",
-                                              "elastic.csv");
+    const Trace elastic =
+        parse_canonical_csv("job_id,submit_time,num_gpus,duration,min_num_gpus\nj,0,4,1e12,1\n", "elastic.csv");
     CHECK_THROWS_WITH(resolve_jobs(elastic, cluster, profiles, rates, false),
                       Catch::StartsWith("elastic.csv:2: column 'duration': the job would run 4e+12 s on g at its "
                                         "min_num_gpus (1)"));

@@ -5,8 +5,8 @@
 #include "models/base/input_error.hpp"
 #include "models/rate_model.hpp"
 #include "policies/foreign/child_process.hpp"
-#include "policies/type_choice.hpp"
 #include "policies/foreign/pipe_policy.hpp"
+#include "policies/type_choice.hpp"
 #include "sim/app/run.hpp"
 #include "sim/app/run_config.hpp"
 #include "sim/job_spec.hpp"
@@ -107,8 +107,10 @@ public:
         for (const auto& [first, submit, j] : order) {
             const JobInfo& job = view.job(j);
             if (job.state == JobState::Running) {
-                if (capacity[job.gpu_type] >= job.alloc_gpus) capacity[job.gpu_type] -= job.alloc_gpus;
-                else preempt.push_back(j);
+                if (capacity[job.gpu_type] >= job.alloc_gpus)
+                    capacity[job.gpu_type] -= job.alloc_gpus;
+                else
+                    preempt.push_back(j);
                 continue;
             }
             const auto t = pick_type(view, job, TypeOrder::Fastest, capacity);
@@ -194,25 +196,32 @@ TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, a
         {"exit-3", "exit-3: call 2: the child exited with status 3 without answering"},
         {"abort", "abort: call 2: the child was killed by signal 6 (Aborted) without answering"},
         {"sleep", "sleep: call 2: the child did not answer within 2 s (parameter exec_timeout); it was killed"},
-        {"garbage", "garbage: call 2: bad reply: not valid JSON at byte 1 (syntax error while parsing value - invalid "
-                    "literal; last read: 'h'): 'hello, this is not JSON'"},
-        {"unknown-action", "unknown-action: call 2: bad reply: action 0: unknown field \"launch\" (expected one of "
-                           "start, preempt, migrate, resize, pack, with type, gpus, partner): "
-                           "'{\"actions\": [{\"launch\": 0}], \"next_call\": null}'"},
-        {"bad-field", "bad-field: call 2: bad reply: action 0: field \"gpus\": expected a non-negative integer, got a "
-                      "string: '{\"actions\": [{\"start\": 1, \"type\": 0, \"gpus\": \"one\"}], \"next_call\": null}'"},
+        {"garbage",
+         "garbage: call 2: bad reply: not valid JSON at byte 1 (syntax error while parsing value - invalid "
+         "literal; last read: 'h'): 'hello, this is not JSON'"},
+        {"unknown-action",
+         "unknown-action: call 2: bad reply: action 0: unknown field \"launch\" (expected one of "
+         "start, preempt, migrate, resize, pack, with type, gpus, partner): "
+         "'{\"actions\": [{\"launch\": 0}], \"next_call\": null}'"},
+        {"bad-field",
+         "bad-field: call 2: bad reply: action 0: field \"gpus\": expected a non-negative integer, got a "
+         "string: '{\"actions\": [{\"start\": 1, \"type\": 0, \"gpus\": \"one\"}], \"next_call\": null}'"},
         {"twice", "twice: call 2: bad reply: member \"actions\" twice: '{\"actions\": [], \"actions\": []}'"},
         // The engine refuses the decision; the run names the job (the bundled trace's first: id 0, line 2).
-        {"start-twice", "start-twice: invalid decision: policy started job 0 which is not queued at 982012 us (job '0' "
-                        "(index 0, " + kSource + "/traces/samples/gavel_mix_default.csv:2))"},
+        {"start-twice",
+         "start-twice: invalid decision: policy started job 0 which is not queued at 982012 us (job '0' "
+         "(index 0, " +
+             kSource + "/traces/samples/gavel_mix_default.csv:2))"},
         {"past-call", "past-call: call 2: next_call 0 is not after now (982012 us)"},
-        {"wrong-protocol", "wrong-protocol: handshake: expected {\"protocol\": \"dlsim.pipe/1\"}, got "
-                           "'{\"protocol\": \"dlsim.pipe/0\"}'"},
+        {"wrong-protocol",
+         "wrong-protocol: handshake: expected {\"protocol\": \"dlsim.pipe/1\"}, got "
+         "'{\"protocol\": \"dlsim.pipe/0\"}'"},
         {"no-handshake", "no-handshake: handshake: the child exited with status 4 without answering"},
         // The engine's end-of-run audit blames the policy, named by the first job left (exit 2 for exec:).
-        {"idle", "idle: end of run at 1241215660964 us with 1000 jobs neither finished nor rejected (e.g. job 0): the "
-                 "policy left work queued with nothing left to happen (job '0' (index 0, " + kSource +
-                     "/traces/samples/gavel_mix_default.csv:2))"},
+        {"idle",
+         "idle: end of run at 1241215660964 us with 1000 jobs neither finished nor rejected (e.g. job 0): the "
+         "policy left work queued with nothing left to happen (job '0' (index 0, " +
+             kSource + "/traces/samples/gavel_mix_default.csv:2))"},
     };
     const std::string out = temp_path("never.json");
     for (const Case& c : cases) {
@@ -232,15 +241,17 @@ TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, a
 TEST_CASE("pipe: a command that cannot start, or cannot be split, is an input error", "[pipe]") {
     const CliResult r = run_cli("run --policy exec:no-such-command-dlsim-test");
     CHECK(r.exit_code == 2);
-    CHECK(r.err == "dlsim: error: policy exec:no-such-command-dlsim-test: cannot start 'no-such-command-dlsim-test': "
-                   "No such file or directory\n");
+    CHECK(r.err ==
+          "dlsim: error: policy exec:no-such-command-dlsim-test: cannot start 'no-such-command-dlsim-test': "
+          "No such file or directory\n");
     const CliResult quote = run_cli("run --policy \"exec:python3 'x.py\"");
     CHECK(quote.exit_code == 2);
     CHECK(quote.err == "dlsim: error: policy exec:python3 'x.py: the command has an unterminated ' quote\n");
     const CliResult reserved = run_cli("run --policy exec:true --param exec_x=1");
     CHECK(reserved.exit_code == 2);
-    CHECK(reserved.err == "dlsim: error: policy exec:true: parameter exec_x: names starting with exec_ are dlsim's own "
-                          "(valid: exec_timeout)\n");
+    CHECK(reserved.err ==
+          "dlsim: error: policy exec:true: parameter exec_x: names starting with exec_ are dlsim's own "
+          "(valid: exec_timeout)\n");
     const CliResult timeout = run_cli("run --policy exec:true --param exec_timeout=0");
     CHECK(timeout.exit_code == 2);
     CHECK(timeout.err ==
@@ -254,7 +265,8 @@ TEST_CASE("pipe: an exception in a Python policy names the policy file's line an
                                       ": call 3: the policy reported an error: " + kBoom +
                                       ":20: ZeroDivisionError: division by zero\n"));
     CHECK_THAT(r.err, Catch::Contains("Traceback (most recent call last):"));  // the client's stderr passes through
-    // Parameters reach the constructor as Python values (policies/foreign/PYTHON_API.md); ParamsEcho raises with what it got.
+    // Parameters reach the constructor as Python values (policies/foreign/PYTHON_API.md); ParamsEcho raises with what
+    // it got.
     const CliResult p = run_cli("run --policy '" + python_policy(kBoom + ":ParamsEcho") +
                                 "' --param a=1 --param b=2.5 --param c=true --param d=x --param e=-3e2");
     CHECK(p.exit_code == 2);
@@ -370,7 +382,8 @@ TEST_CASE("pipe: a sweep runs exec: policies in parallel, reads their files from
     std::ofstream(dir + "/spec.json") << R"({"name": "pipe",
       "base": {"trace": ")" + kSource + R"(/traces/samples/gavel_mix_default.csv", "resample_rate": 3,
                "resample_jobs": 300},
-      "grid": {"policy": ["fifo", ")" + exec + R"("], "load_scale": [1, 1.5]}})";
+      "grid": {"policy": ["fifo", ")" + exec +
+                                             R"("], "load_scale": [1, 1.5]}})";
     const std::string out = dir + "/out";
     const CliResult first = run_cli("sweep " + dir + "/spec.json --out " + out + " --jobs 2");
     INFO(first.err);

@@ -6,8 +6,8 @@
 #include "tests/support/shared_data.hpp"
 #include "tests/support/test_support.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 using namespace dlsim;
@@ -144,7 +144,8 @@ class P(dlsim.Policy):
     def decide(self, view, changes, decisions):
         pass
 )");
-    const CliResult r = run_cli("run --out '' --policy py:" + file + ":P --param a=3 --param b=-2.5e3 --param c=true "
+    const CliResult r = run_cli("run --out '' --policy py:" + file +
+                                ":P --param a=3 --param b=-2.5e3 --param c=true "
                                 "--param d=fifo --param e=007 --param f=1e400");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("params_policy.py:6: ValueError: {'a': ('int', 3), 'b': ('float', -2500.0), "
@@ -187,8 +188,8 @@ class Broken(dlsim.Policy):
         CHECK_THAT(r.err, Catch::Contains(file + ":5: KeyError: 'missing'"));
     }
     SECTION("a syntax error") {
-        const auto [r, file] = run_file("syntax_error.py", "import dlsim\nclass Broken(dlsim.Policy)\n    pass\n",
-                                        "Broken");
+        const auto [r, file] =
+            run_file("syntax_error.py", "import dlsim\nclass Broken(dlsim.Policy)\n    pass\n", "Broken");
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::Contains(file + ":2: SyntaxError: expected ':'"));
     }
@@ -215,7 +216,9 @@ class Fifo(dlsim.Policy):
 )",
                                         "Fifo");
         CHECK(r.exit_code == 2);
-        CHECK_THAT(r.err, Catch::Contains(file + ":Fifo: TypeError: dlsim.Policy.__init__() must be called when overriding __init__"));
+        CHECK_THAT(r.err,
+                   Catch::Contains(
+                       file + ":Fifo: TypeError: dlsim.Policy.__init__() must be called when overriding __init__"));
     }
     SECTION("a missing file") {
         const CliResult r = run_cli("run --out '' --policy py:/no/such/policy.py:Fifo");
@@ -248,7 +251,8 @@ class P(dlsim.Policy):
 )",
                                         "P");
         CHECK(r.exit_code == 2);
-        CHECK_THAT(r.err, Catch::Contains(file + ":4: IndexError: dlsim: job 1000 does not exist (the run has 1000 jobs)"));
+        CHECK_THAT(r.err,
+                   Catch::Contains(file + ":4: IndexError: dlsim: job 1000 does not exist (the run has 1000 jobs)"));
     }
     SECTION("an invalid decision: a job started twice") {
         const auto [r, file] = run_file("start_twice.py", R"(import dlsim

@@ -4,8 +4,8 @@
 #include "models/base/input_error.hpp"
 #include "policies/lp/analytic_centre.hpp"
 #include "policies/lp/dense_cholesky.hpp"
-#include "policies/rounds/max_min_share.hpp"
 #include "policies/lp/row_centre.hpp"
+#include "policies/rounds/max_min_share.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -390,7 +390,7 @@ TEST_CASE("analytic centre: KKT on 200 random instances", "[unit][lp]") {
         CHECK(strictly_inside(instance.problem, x));
         CHECK(kkt_residual(instance.problem, x) < 1e-8);
         if (seed % 2 == 0) CHECK(outcome.mixing == 0.0);  // strictly feasible starts are kept
-        if (seed % 10 == 0) {  // deterministic: a fresh solver gives the same bits
+        if (seed % 10 == 0) {                             // deterministic: a fresh solver gives the same bits
             std::vector<double> again = instance.start;
             AnalyticCentre().solve(instance.problem, again);
             CHECK(again == x);
@@ -554,8 +554,8 @@ TEST_CASE("analytic centre: a vertex start is mixed into the interior", "[unit][
         CHECK(x[0] == tight(1.0 / 3));
         CHECK(x[1] == tight(1.0 / 3));
     }
-    // The max-min LP's vertex (tests/policies/lp/test_lp.cpp): W = {1, 1}, c_1 = {4/3, 2/3}, c_2 = {1, 1}, z* = 1, X = [[1, 0],
-    // [0, 1]]. Floors a = c, b = z*·(1 − 1e-6). p = min(1/3, W_t/(2·G_t) = 1/4) = 1/4 everywhere violates both
+    // The max-min LP's vertex (tests/policies/lp/test_lp.cpp): W = {1, 1}, c_1 = {4/3, 2/3}, c_2 = {1, 1}, z* = 1, X =
+    // [[1, 0], [0, 1]]. Floors a = c, b = z*·(1 − 1e-6). p = min(1/3, W_t/(2·G_t) = 1/4) = 1/4 everywhere violates both
     // floors, which bound θ from above: job 2's slack 1e-6 against p's −1/2 gives θ ≈ 1e-6. Job 2 stays within
     // 1e-6 of x_21 + x_22 = 1 on the whole face, so job 1 has about one
     // unit of time left over the two types and needs 4/3·x_11 + 2/3·x_12 >= 1: x_11 >= 1/2 on the face. The
@@ -625,7 +625,8 @@ RowCentreProblem as_rows(const CentreProblem& p, std::vector<std::int64_t>& vari
     rows.clear(n);
     for (std::size_t m = 0; m < p.jobs; ++m) {
         for (std::size_t t = 0; t < p.types; ++t)
-            if (variable_of[m * p.types + t] >= 0) rows.add(static_cast<std::uint32_t>(variable_of[m * p.types + t]), -1);
+            if (variable_of[m * p.types + t] >= 0)
+                rows.add(static_cast<std::uint32_t>(variable_of[m * p.types + t]), -1);
         rows.end_row(1);
         if (!p.has_floor(m)) continue;
         for (std::size_t t = 0; t < p.types; ++t)

@@ -4,8 +4,8 @@
 // queueing delay for speed. Every figure is read from the run's result, as a user would.
 #include "tests/support/test_support.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -20,8 +20,8 @@ namespace dlsim::test::network_placement_tests {
 namespace {
 
 // Gradient sizes: BERT-large 340 M parameters (Devlin et al., NAACL 2019) in fp16 (680 MB), VGG-16 138.4 M
-// (Simonyan and Zisserman, ICLR 2015; torchvision's vgg16) in fp32 (553 MB). Throughputs are round numbers of the right order for a V100 [A]: what matters here is
-// that communication is a large share of an iteration.
+// (Simonyan and Zisserman, ICLR 2015; torchvision's vgg16) in fp32 (553 MB). Throughputs are round numbers of the right
+// order for a V100 [A]: what matters here is that communication is a large share of an iteration.
 const char* kProfile = R"({"schema": "dlsim.profile/1", "models": {
     "BERT-large": {"params": 340000000, "grad_dtype": "fp16", "throughput": {"v100": 4}},
     "VGG-16": {"params": 138357544, "grad_dtype": "fp32", "throughput": {"v100": 5}}}})";
@@ -68,15 +68,15 @@ Figures run_with(const RunInputs& in, const std::string& placement) {
 }  // namespace
 
 TEST_CASE("network: placement changes JCT on the 4:1 oversubscribed preset", "[network]") {
-    const RunInputs in = inputs_from_text(slurp(std::string(DLSIM_SOURCE_DIR) + "/models/clusters/leaf_spine_4to1_v100_pcie.json"),
-                                          kProfile, trace());
+    const RunInputs in = inputs_from_text(
+        slurp(std::string(DLSIM_SOURCE_DIR) + "/models/clusters/leaf_spine_4to1_v100_pcie.json"), kProfile, trace());
     std::map<std::string, Figures> f;
     for (const char* p : {"consolidated", "spread", "topology-aware", "strict-locality"}) f[p] = run_with(in, p);
     for (const auto& [p, x] : f)
-        WARN(fmt::format("{:16} avg JCT {:9.1f} s  queueing {:8.1f} s  running {:8.1f} s  communicating {:7.1f} s  "
-                         "slowdown {:.4f}  racks/job {:.2f}",
-                         p, x.avg_jct, x.avg_queueing, x.avg_jct - x.avg_queueing, x.mean_comm, x.mean_slowdown,
-                         x.mean_racks));
+        WARN(fmt::format(
+            "{:16} avg JCT {:9.1f} s  queueing {:8.1f} s  running {:8.1f} s  communicating {:7.1f} s  "
+            "slowdown {:.4f}  racks/job {:.2f}",
+            p, x.avg_jct, x.avg_queueing, x.avg_jct - x.avg_queueing, x.mean_comm, x.mean_slowdown, x.mean_racks));
     CHECK(f["topology-aware"].avg_jct < f["spread"].avg_jct);
     CHECK(f["topology-aware"].avg_jct <= f["consolidated"].avg_jct);
     CHECK(f["spread"].mean_racks > f["consolidated"].mean_racks);
@@ -91,16 +91,16 @@ TEST_CASE("network: placement changes JCT on the 4:1 oversubscribed preset", "[n
     CHECK(f["consolidated"].mean_slowdown > 1);
 }
 
-TEST_CASE("network: a job replayed alone where it ran takes its trace duration, communication included",
-          "[network]") {
+TEST_CASE("network: a job replayed alone where it ran takes its trace duration, communication included", "[network]") {
     // The trace's duration was measured with the job's own communication: its work is that duration
     // times its rate alone on a consolidated placement of its original type and size. Replayed there it
     // takes exactly its duration. Elsewhere it does not: alone on this preset, `spread` (one GPU per node)
     // is even faster, since a 4-GPU node's ring crosses its CPU sockets at 10 GB/s × 0.8, slower than
     // the 100 Gb/s NIC at 0.85; the oversubscribed uplinks only bite when jobs share them (test above).
-    const RunInputs in = inputs_from_text(slurp(std::string(DLSIM_SOURCE_DIR) + "/models/clusters/leaf_spine_4to1_v100_pcie.json"),
-                                          kProfile, "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
-                                                    "a,10,8,3600,BERT-large,V100\nb,20000,16,7200,VGG-16,V100\n");
+    const RunInputs in = inputs_from_text(
+        slurp(std::string(DLSIM_SOURCE_DIR) + "/models/clusters/leaf_spine_4to1_v100_pcie.json"), kProfile,
+        "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
+        "a,10,8,3600,BERT-large,V100\nb,20000,16,7200,VGG-16,V100\n");
     RunConfig c;
     const RunOutcome packed = simulate(in, c);
     CHECK(to_seconds(packed.jobs[0].finish - packed.jobs[0].first_start) == Approx(3600).epsilon(1e-9));

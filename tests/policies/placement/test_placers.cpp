@@ -1,9 +1,9 @@
 // The placers other than `consolidated`: spread, random and strict-locality, each against placements worked
 // out by hand, and through the registry and a run where it matters (the seed, a declined start).
 #include "policies/placement/random_placer.hpp"
-#include "policies/registry.hpp"
 #include "policies/placement/spread_placer.hpp"
 #include "policies/placement/strict_locality_placer.hpp"
+#include "policies/registry.hpp"
 #include "tests/support/placer_support.hpp"
 #include "tests/support/test_support.hpp"
 

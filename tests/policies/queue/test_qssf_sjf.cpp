@@ -75,9 +75,10 @@ TEST_CASE("fifo backfill=easy estimate=noisy: the seeded estimates decide the ba
                    finish4);
 }
 
-TEST_CASE("qssf: history by (model, GPUs) in a trace without users, coarser keys when a key has none, estimates "
-          "fixed when queued",
-          "[schedule][qssf]") {
+TEST_CASE(
+    "qssf: history by (model, GPUs) in a trace without users, coarser keys when a key has none, estimates "
+    "fixed when queued",
+    "[schedule][qssf]") {
     // One GPU; models run 1 it/s, so run time = duration. Jobs a..e in trace order.
     //  t=0  a (m1, 20 s) starts (its estimate: the prior, 3600 GPU-s).
     //  t=1  b (m2, 2 s) waits with the prior, 3600, fixed.
@@ -111,8 +112,10 @@ TEST_CASE("qssf: history by (model, GPUs) in a trace without users, coarser keys
     CHECK_THROWS_WITH(run_policy(in, "qssf", "history_key=user"), Catch::Contains("history_key"));
 }
 
-TEST_CASE("qssf: the default history key holds the user, so two users of one model and size get their own "
-          "estimates", "[schedule][qssf]") {
+TEST_CASE(
+    "qssf: the default history key holds the user, so two users of one model and size get their own "
+    "estimates",
+    "[schedule][qssf]") {
     // One GPU; models run 1 it/s, so run time = duration. The key is (user, model, GPUs), falling back to
     // (model, GPUs), (model), (GPUs), all jobs.
     //  t=0  a (u1, m1, 10 s) and b (u2, m1, 2 s): both the prior 3600; arrival tie, trace order: a 0-10.

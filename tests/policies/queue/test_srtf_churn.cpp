@@ -3,8 +3,8 @@
 // preempts at most once per arrival, as SRPT does; on the bundled heterogeneous cluster it stays at or
 // below 2 preemptions (moves included) per job; no job is preempted and restarted on the same type at
 // one instant. Read from the event log of real runs.
-#include "tests/support/test_support.hpp"
 #include "models/base/random.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -46,8 +46,8 @@ std::vector<LogEvent> read_log(const std::string& path) {
 
 /// Jobs preempted and started again on the type they held, at the same instant (a pointless restart).
 std::size_t same_type_restarts(const std::vector<LogEvent>& log) {
-    std::map<std::string, std::string> held;               // job -> type of its last start
-    std::map<std::string, long long> preempted_at;        // job -> instant of its last preemption
+    std::map<std::string, std::string> held;        // job -> type of its last start
+    std::map<std::string, long long> preempted_at;  // job -> instant of its last preemption
     std::size_t n = 0;
     for (const auto& e : log) {
         if (e.kind == "start") {
@@ -79,8 +79,9 @@ TEST_CASE("srtf churn: one type, single-GPU jobs: at most one preemption per arr
     const auto cluster = write_temp("churn-mm4-cluster.json", homogeneous_cluster_json(1, 4));
     const auto profile = write_temp("churn-mm4-profile.json", kUnusedProfile);
     const auto log = temp_path("churn-mm4-events.jsonl");
-    const auto r = run_cli("run --trace " + trace + " --cluster " + cluster + " --profiles " + profile +
-                           " --policy srtf --no-job-records --out " + temp_path("churn-mm4.json") + " --event-log " + log);
+    const auto r =
+        run_cli("run --trace " + trace + " --cluster " + cluster + " --profiles " + profile +
+                " --policy srtf --no-job-records --out " + temp_path("churn-mm4.json") + " --event-log " + log);
     REQUIRE(r.exit_code == 0);
     std::map<long long, int> preempted;
     std::size_t total = 0;
@@ -98,8 +99,8 @@ TEST_CASE("srtf churn: one type, single-GPU jobs: at most one preemption per arr
 TEST_CASE("srtf churn: 20,000 generated jobs on the bundled heterogeneous cluster: at most 2 preemptions per job",
           "[schedule][srtf]") {
     // The case that showed the churn: `dlsim trace generate --rate 3 --seed 3`, the first 20,000 jobs
-    // (generating only 20,000 gives the same jobs), on the bundled 108-GPU V100/P100/K80 cluster with Gavel's throughputs.
-    // Before the fix: 152,738 preemptions (117,387 moves), 7.6 per job; mean JCT 72.0 h.
+    // (generating only 20,000 gives the same jobs), on the bundled 108-GPU V100/P100/K80 cluster with Gavel's
+    // throughputs. Before the fix: 152,738 preemptions (117,387 moves), 7.6 per job; mean JCT 72.0 h.
     const auto trace = temp_path("churn-20k.csv");
     REQUIRE(run_cli("trace generate --jobs 20000 --rate 3 --seed 3 --out " + trace).exit_code == 0);
     const auto log = temp_path("churn-20k-events.jsonl");

@@ -4,12 +4,12 @@
 // simulator/run_sim.py `dlas-gpu`: 3 queues at [3250, 7200] GPU-s, no promotion); blox-las is Blox's Las
 // (Agarwal et al., EuroSys 2024, github.com/msr-fiddle/blox: attained service in wall time, 300 s rounds);
 // the rules are in policies/README.md.
+#include "models/base/random.hpp"
 #include "policies/queue/gittins_index.hpp"
 #include "tests/support/test_support.hpp"
-#include "models/base/random.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <limits>
 
@@ -56,7 +56,7 @@ TEST_CASE("Gittins index: the uniform prior and an empirical sample, textbook an
     CHECK(d.refresh());
     CHECK_FALSE(d.is_prior());
     CHECK(d.size() == 100);
-    CHECK(d.gittins(0, kInf) == Approx(100.0 / 200).epsilon(1e-12));  // 1/E[S] = 1/2
+    CHECK(d.gittins(0, kInf) == Approx(100.0 / 200).epsilon(1e-12));    // 1/E[S] = 1/2
     CHECK(d.gittins(0, 1) == Approx(50.0 / (50 + 50)).epsilon(1e-12));  // P = 1/2, E[min(S, 1)] = 1
     CHECK(d.gittins(2, kInf) == Approx(1.0).epsilon(1e-12));            // 50 left, each 1 more
     CHECK(d.gittins(3, kInf) == 0);
@@ -120,8 +120,9 @@ TEST_CASE("tiresias-gittins: in Q0 a job that has run ranks ahead of a newcomer 
     // G(a) = 1/(150 - a/2). a (30 s) at 0; b (10 s) at 10: G(a at 10 s) = 1/145 > G(b) = 1/150, so a keeps
     // its GPU (as it would under tiresias, running first): a 0-30, b 30-40. Then d (20 s) at 45 and e
     // (5 s) at 45: equal index, submission tie, trace order: d 45-65, e 65-70.
-    const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
-                                     "job_id,submit_time,num_gpus,duration\na,0,1,30\nb,10,1,10\nd,45,1,20\ne,45,1,5\n");
+    const auto in =
+        inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                         "job_id,submit_time,num_gpus,duration\na,0,1,30\nb,10,1,10\nd,45,1,20\ne,45,1,5\n");
     const auto o = run_policy(in, "tiresias-gittins", "thresholds=100");
     CHECK(finish_s(o, 0) == 30);
     CHECK(start_s(o, 1) == 30);
@@ -158,8 +159,9 @@ TEST_CASE("tiresias-sim: three queues at 3250/7200 GPU-s and the simulator's lat
     SECTION("an arrival before the late timer demotes at once") {
         // y (1 GPU, 10 s) arrives at 1800: w has 3600 >= 3250 GPU-s, so it is demoted there, and x and y
         // (Q0) take both GPUs: y 1800-1810, x 1800-1900; w (1800 s done) resumes at 1900 and ends at 3100.
-        const auto in3 = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
-                                          "job_id,submit_time,num_gpus,duration\nw,0,2,3000\nx,1000,1,100\ny,1800,1,10\n");
+        const auto in3 =
+            inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                             "job_id,submit_time,num_gpus,duration\nw,0,2,3000\nx,1000,1,100\ny,1800,1,10\n");
         const auto o = run_policy(in3, "tiresias-sim");
         CHECK(start_s(o, 1) == 1800);
         CHECK(finish_s(o, 2) == 1810);
@@ -205,10 +207,11 @@ TEST_CASE("las, tiresias and tiresias-gittins: the incremental walk gives the fu
     struct Case {
         const char *policy, *param, *more;
     };
-    for (const Case& k : {Case{"las", "quantum=50", "margin=0"}, Case{"tiresias", "thresholds=100,400", "knob=0"},
-                          Case{"tiresias-sim", "thresholds=60,200", "knob=2"}, Case{"blox-las", "quantum=60", "margin=1"},
-                          Case{"tiresias-gittins", "thresholds=100,400", "knob=0"},
-                          Case{"tiresias-gittins", "thresholds=100", "gittins_compat=true"}}) {
+    for (const Case& k :
+         {Case{"las", "quantum=50", "margin=0"}, Case{"tiresias", "thresholds=100,400", "knob=0"},
+          Case{"tiresias-sim", "thresholds=60,200", "knob=2"}, Case{"blox-las", "quantum=60", "margin=1"},
+          Case{"tiresias-gittins", "thresholds=100,400", "knob=0"},
+          Case{"tiresias-gittins", "thresholds=100", "gittins_compat=true"}}) {
         INFO(k.policy << " " << k.param << " " << k.more);
         const auto fast = run_with(in, k.policy, {k.param, k.more});
         const auto full = run_with(in, k.policy, {k.param, k.more, "full_walk=true"});
@@ -216,7 +219,8 @@ TEST_CASE("las, tiresias and tiresias-gittins: the incremental walk gives the fu
         CHECK(fast.summary.preemptions > 100);
         std::size_t differ = 0;
         for (std::size_t j = 0; j < fast.jobs.size(); ++j)
-            differ += fast.jobs[j].finish != full.jobs[j].finish || fast.jobs[j].preemptions != full.jobs[j].preemptions;
+            differ +=
+                fast.jobs[j].finish != full.jobs[j].finish || fast.jobs[j].preemptions != full.jobs[j].preemptions;
         CHECK(differ == 0);
     }
 }

@@ -82,7 +82,8 @@ TEST_CASE("drf: progressive filling by weighted share, ties to the lower VC id",
 
 TEST_CASE("drf: a weight names a VC of the trace", "[schedule][drf]") {
     const auto in = inputs_from_text(homogeneous_cluster_json(1, 4), kUnusedProfile, kDrfTrace);
-    CHECK_THROWS_WITH(run_with(in, "drf", {"weights=C:2"}), Catch::Contains("policy drf: parameter weights: no VC 'C'"));
+    CHECK_THROWS_WITH(run_with(in, "drf", {"weights=C:2"}),
+                      Catch::Contains("policy drf: parameter weights: no VC 'C'"));
     CHECK_THROWS_WITH(run_with(in, "drf", {"weights=A"}), Catch::Contains("expected name:weight pairs"));
     CHECK_THROWS_WITH(run_with(in, "drf", {"share=demand"}), Catch::Contains("needs per=job"));
 }
@@ -164,9 +165,9 @@ TEST_CASE("vc-quota borrow: the youngest lent job goes first, a guaranteed one n
     // 4 GPUs, quotas A 1, B 3. a1 is A's guaranteed job; a2 (t=0) and a3 (t=1) are lent one GPU each.
     // b1 (B, 2 GPUs) at 2: 1 GPU free, so one lent job must go: the youngest, a3 (started at 1). b1 2-4.
     // a3 (4 s left) is lent a GPU again at 4: 4-8. a1 and a2 never stop.
-    const auto in = inputs_from_text(
-        homogeneous_cluster_json(1, 4), kUnusedProfile,
-        "job_id,submit_time,num_gpus,duration,vc\na1,0,1,10,A\na2,0,1,10,A\na3,1,1,5,A\nb1,2,2,2,B\n");
+    const auto in =
+        inputs_from_text(homogeneous_cluster_json(1, 4), kUnusedProfile,
+                         "job_id,submit_time,num_gpus,duration,vc\na1,0,1,10,A\na2,0,1,10,A\na3,1,1,5,A\nb1,2,2,2,B\n");
     const QuotaFile quotas(R"({"A": 1, "B": 3})");
     const auto o = run_with(in, "vc-quota", {"quotas=" + quotas.path, "mode=borrow"});
     check_schedule(in, o, {{0, 10, 0}, {0, 10, 0}, {1, 8, 1}, {2, 4, 0}});
@@ -194,7 +195,8 @@ TEST_CASE("vc-quota: bad quotas are input errors naming the file", "[schedule][v
     }
     {
         const QuotaFile type(R"({"A": {"h100": 1}, "B": 3})");
-        CHECK_THROWS_WITH(run_with(in, "vc-quota", {"quotas=" + type.path}), Catch::Contains("a GPU type of the cluster"));
+        CHECK_THROWS_WITH(run_with(in, "vc-quota", {"quotas=" + type.path}),
+                          Catch::Contains("a GPU type of the cluster"));
     }
 }
 

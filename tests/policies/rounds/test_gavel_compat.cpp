@@ -10,8 +10,8 @@
 #include "tests/support/test_support.hpp"
 #include "traces/generate/gavel_paper.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -80,10 +80,12 @@ TEST_CASE("gavel compat: a 4-GPU ResNet-50 replays in its duration; on K80 at th
     // 4 V100s again; allowed only K80s, 3600 x 9.4519 / 2.4122 = 14106.0476 s. Under the default linear model
     // the work is 3600 x 4 x 4.3948 and K80s take 3600 x 4.3948 / 0.6190 = 25558.1068 s.
     // (Allowed only V100s: with measured rates 4 P100s, 10.3647 it/s, beat 4 V100s, and fifo takes the fastest.)
-    const std::string v100_trace = "job_id,submit_time,num_gpus,duration,model,gpu_type,allowed_gpu_types\n"
-                                   "a,0,4,3600,ResNet-50 (batch size 64),V100,V100\n";
-    const std::string k80_trace = "job_id,submit_time,num_gpus,duration,model,gpu_type,allowed_gpu_types\n"
-                                  "a,0,4,3600,ResNet-50 (batch size 64),V100,K80\n";
+    const std::string v100_trace =
+        "job_id,submit_time,num_gpus,duration,model,gpu_type,allowed_gpu_types\n"
+        "a,0,4,3600,ResNet-50 (batch size 64),V100,V100\n";
+    const std::string k80_trace =
+        "job_id,submit_time,num_gpus,duration,model,gpu_type,allowed_gpu_types\n"
+        "a,0,4,3600,ResNet-50 (batch size 64),V100,K80\n";
     RunConfig gavel = quiet_config();
     gavel.compat = Compat::Gavel;
     RunConfig linear = quiet_config();
@@ -164,8 +166,9 @@ TEST_CASE("gavel compat: stop_after_measured ends the run when the window is don
     // 100 s) on A from 15, j3 arrives at 100. The window is j0 and j1: the run ends at 30, when j1 finishes,
     // with j2 running and j3 not yet arrived. Busy GPU-s = 10 + 30 + 15 = 55 over 2 GPUs x 30 s, which is also
     // Gavel's mean over GPUs of busy / (end - 0): (25/30 + 30/30) / 2.
-    const std::string trace = "job_id,submit_time,num_gpus,duration\n"
-                              "j0,0,1,10\nj1,0,1,30\nj2,15,1,100\nj3,100,1,10\n";
+    const std::string trace =
+        "job_id,submit_time,num_gpus,duration\n"
+        "j0,0,1,10\nj1,0,1,30\nj2,15,1,100\nj3,100,1,10\n";
     RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile, trace);
     RunConfig c = quiet_config();
     c.measure = parse_measure_jobs("0:2");
@@ -203,8 +206,8 @@ TEST_CASE("gavel compat: stop_after_measured ends the run when the window is don
 TEST_CASE("gavel compat: trace generate --gavel-paper follows Gavel's distributions", "[traces]") {
     // 20,000 multi-GPU jobs at 2 jobs/h. Tolerances are 4 standard errors of each estimate.
     const std::string path = temp_path("gavel-paper.csv");
-    const CliResult r = run_cli("trace generate --gavel-paper --multi-gpu --jobs 20000 --rate 2 --seed 5 --out '" +
-                                path + "'");
+    const CliResult r =
+        run_cli("trace generate --gavel-paper --multi-gpu --jobs 20000 --rate 2 --seed 5 --out '" + path + "'");
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     const Trace t = parse_canonical_csv(slurp(path), path);
@@ -248,8 +251,9 @@ TEST_CASE("gavel compat: trace generate --gavel-paper follows Gavel's distributi
 
     // Without --multi-gpu every job has 1 GPU; the arrivals and durations are the same draws.
     const std::string single_path = temp_path("gavel-paper-1.csv");
-    REQUIRE(run_cli("trace generate --gavel-paper --jobs 20000 --rate 2 --seed 5 --out '" + single_path + "'")
-                .exit_code == 0);
+    REQUIRE(
+        run_cli("trace generate --gavel-paper --jobs 20000 --rate 2 --seed 5 --out '" + single_path + "'").exit_code ==
+        0);
     const Trace s = parse_canonical_csv(slurp(single_path), single_path);
     for (std::size_t i = 0; i < s.jobs.size(); ++i) {
         REQUIRE(s.jobs[i].num_gpus == 1);
@@ -271,8 +275,10 @@ TEST_CASE("gavel compat: sizes above 1 draw only the templates measured at that 
     const Trace t = generate_gavel_paper(o);
     std::set<int> distributed_sizes;
     for (const JobRecord& j : t.jobs) {
-        if (t.strings[j.model] == "one-gpu-only") REQUIRE(j.num_gpus == 1);
-        else distributed_sizes.insert(j.num_gpus);
+        if (t.strings[j.model] == "one-gpu-only")
+            REQUIRE(j.num_gpus == 1);
+        else
+            distributed_sizes.insert(j.num_gpus);
     }
     CHECK(distributed_sizes == std::set<int>{1, 2, 4, 8});
     // No template measured at 8 GPUs: an input error naming the size.

@@ -1,18 +1,18 @@
 // Gavel's space-sharing policies (policies/rounds/packed_share.hpp, policies/rounds/packed_rounds.hpp):
 // gavel-las and fifo-het with space_sharing=true (Gavel's max_min_fairness_packed and fifo_packed).
 // Hand-worked on one type "g"; models A, B, C run 1 iteration/s alone, so iterations = duration.
-#include "tests/support/engine_support.hpp"
 #include "models/base/input_error.hpp"
-#include "policies/rounds/fifo_share.hpp"
-#include "policies/rounds/max_min_share.hpp"
-#include "policies/rounds/packed_share.hpp"
 #include "models/base/random.hpp"
 #include "models/cluster.hpp"
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"
+#include "policies/rounds/fifo_share.hpp"
+#include "policies/rounds/max_min_share.hpp"
+#include "policies/rounds/packed_share.hpp"
+#include "tests/support/engine_support.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <chrono>
 
@@ -133,8 +133,8 @@ TEST_CASE("packed max-min LP: the centre leaves out a type without GPUs and cent
         PackedShareInput in;
         in.singles.capacities = with_z ? std::vector<double>{1e6, 1e6, 0} : std::vector<double>{1e6, 1e6};
         in.singles.jobs = {{0, 1, 1.0, 100, 0}, {1, 1, 1.0, 100, 0}, {2, 1, 1.0, 100, 0}};
-        in.singles.throughputs = with_z ? std::vector<double>{1, 1, 5, 3, 1, 5, 3, 1, 5}
-                                        : std::vector<double>{1, 1, 3, 1, 3, 1};
+        in.singles.throughputs =
+            with_z ? std::vector<double>{1, 1, 5, 3, 1, 5, 3, 1, 5} : std::vector<double>{1, 1, 3, 1, 3, 1};
         in.pairs = {{1, 2}};
         in.pair_rates = with_z ? std::vector<double>{2.4, 2.4, 0, 0, 4, 4} : std::vector<double>{2.4, 2.4, 0, 0};
         return in;
@@ -277,8 +277,7 @@ TEST_CASE("fifo-het space_sharing packs the waiting job only when the normalised
     CHECK(y.x_pair == std::vector<double>{0.0});
 }
 
-TEST_CASE("gavel-las space_sharing: a negative max_partners names the policy and the parameter",
-          "[bad-input][gavel]") {
+TEST_CASE("gavel-las space_sharing: a negative max_partners names the policy and the parameter", "[bad-input][gavel]") {
     const auto in = inputs_from_text(homogeneous_cluster_json(1, 1), pair_profile(0.8, 0.8),
                                      "job_id,submit_time,num_gpus,duration,model\na,0,1,10,A\n");
     CHECK_THROWS_WITH(run_with(in, "gavel-las", {"gavel_compat=true", "space_sharing=true", "max_partners=-1"}),
@@ -313,7 +312,8 @@ TEST_CASE("packed max-min LP at Gavel's load (150 single-GPU jobs x 3 types): z*
                 if (const auto p = rates.pair(model[a], model[b], t); p && (*p)[0] > 0 && (*p)[1] > 0) {
                     r[2 * t] = (*p)[0];
                     r[2 * t + 1] = (*p)[1];
-                    best = std::max(best, r[2 * t] / in.singles.throughput(a, t) + r[2 * t + 1] / in.singles.throughput(b, t));
+                    best = std::max(
+                        best, r[2 * t] / in.singles.throughput(a, t) + r[2 * t + 1] / in.singles.throughput(b, t));
                 }
             if (!(best > 1)) continue;
             in.pairs.emplace_back(a, b);
@@ -363,7 +363,8 @@ TEST_CASE("packed max-min LP: a start from the last call's basis reaches the col
     for (int call = 0; call < calls; ++call) {
         INFO("call " << call);
         if (call > 0) {
-            for (int d = 0; d < 2; ++d) present.erase(present.begin() + static_cast<std::ptrdiff_t>(rng.below(present.size())));
+            for (int d = 0; d < 2; ++d)
+                present.erase(present.begin() + static_cast<std::ptrdiff_t>(rng.below(present.size())));
             for (int a = 0; a < 2; ++a) arrive();
         }
         PackedShareInput in;

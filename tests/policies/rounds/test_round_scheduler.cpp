@@ -1,12 +1,12 @@
 // The round mechanism of Gavel's policies (policies/rounds/round_scheduler.hpp): hand-worked schedules in the
 // default (event-driven) mode and in gavel_compat mode. Jobs without a model run 1 iteration/s per GPU,
 // so T = g and a job of duration D has g·D iterations. τ = 360 s unless said.
-#include "tests/support/engine_support.hpp"
-#include "policies/rounds/fifo_share.hpp"
 #include "policies/registry.hpp"
+#include "policies/rounds/fifo_share.hpp"
 #include "policies/rounds/round_cycle.hpp"
 #include "policies/rounds/round_scheduler.hpp"
 #include "policies/rounds/round_shares.hpp"
+#include "tests/support/engine_support.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -166,7 +166,7 @@ TEST_CASE("round cycle: when each mode recomputes X, resets the shares, walks an
         CHECK(next == at(360));
         CHECK(call(360, false, true) == "boundary ");  // 360 s since the reset: none
         CHECK(next == at(720));
-        CHECK(call(500, false) == "fill ");  // a completion without a change of X: no recompute
+        CHECK(call(500, false) == "fill ");             // a completion without a change of X: no recompute
         CHECK(call(1800, false, true) == "boundary ");  // 1800 < 1920
         CHECK(call(2160, false, true) == "reset@2160 boundary ");
         CHECK(next == at(2520));
@@ -175,21 +175,22 @@ TEST_CASE("round cycle: when each mode recomputes X, resets the shares, walks an
         CHECK(call(3000, false) == "boundary ");  // the next job starts a round at once
         CHECK(next == at(3360));
     }
-    SECTION("compat: nothing mid-round; X only with a change and the gate open; a round placing nothing waits "
-            "for the gate") {
+    SECTION(
+        "compat: nothing mid-round; X only with a change and the gate open; a round placing nothing waits "
+        "for the gate") {
         m.round_end = at(500);
         CHECK(call(0, true) == "reset@0 recompute renew round ");
         CHECK(next == at(500));
-        cycle.invalidate();                // an arrival at 200 s waits for the round's end
+        cycle.invalidate();  // an arrival at 200 s waits for the round's end
         CHECK(call(200, true).empty());
         CHECK(next == at(500));
-        m.round_end = kNever;             // a round that places nothing
+        m.round_end = kNever;                                          // a round that places nothing
         CHECK(call(500, true) == "reset@500 recompute renew round ");  // the reset at 0 s does not count
-        CHECK(next == kNever);           // X is fresh: nothing to wait for
+        CHECK(next == kNever);                                         // X is fresh: nothing to wait for
         cycle.invalidate();
         CHECK(call(600, true) == "renew round ");  // 100 s since the reset: the gate is shut
-        CHECK(next == at(2420));                  // ... and opens at 500 + 1920 s
-        m.renew_end = at(2800);                   // a round that only renews the leases: no walk
+        CHECK(next == at(2420));                   // ... and opens at 500 + 1920 s
+        m.renew_end = at(2800);                    // a round that only renews the leases: no walk
         CHECK(call(2420, true) == "reset@2420 recompute renew ");
         CHECK(next == at(2800));
         CHECK(call(2500, true).empty());
@@ -482,8 +483,7 @@ TEST_CASE("FIFO allocation as Gavel's code runs it: the last listed type, overco
 
 TEST_CASE("gavel policies: bad parameters name the policy and the parameter", "[bad-input][gavel]") {
     const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile, kThreeLong);
-    CHECK_THROWS_WITH(run_with(in, "gavel-las", {"round=0"}),
-                      Catch::Contains("policy gavel-las: parameter round"));
+    CHECK_THROWS_WITH(run_with(in, "gavel-las", {"round=0"}), Catch::Contains("policy gavel-las: parameter round"));
     CHECK_THROWS_WITH(run_with(in, "fifo-het", {"reset_interval=-1"}),
                       Catch::Contains("policy fifo-het: parameter reset_interval"));
     CHECK_THROWS_WITH(run_with(in, "gavel-ftf-agnostic", {"reference_type=v100"}),
@@ -496,8 +496,7 @@ namespace {
 struct ScriptedAllocation final : ShareSource {
     std::function<void(const ShareInput&, std::vector<double>&)> fill;
     std::vector<double> x;
-    explicit ScriptedAllocation(std::function<void(const ShareInput&, std::vector<double>&)> f)
-        : fill(std::move(f)) {}
+    explicit ScriptedAllocation(std::function<void(const ShareInput&, std::vector<double>&)> f) : fill(std::move(f)) {}
     std::span<const double> allocate(const ShareInput& in, std::span<const Time>) override {
         x.assign(in.jobs.size() * in.types(), 0.0);
         fill(in, x);
@@ -530,19 +529,23 @@ TEST_CASE("gavel rounds: the objectives' hand-derived X (below) give the schedul
                        "m3": {"throughput": {"g": 3}}}})",
         "job_id,submit_time,num_gpus,duration,model\nj1,0,1,100,m1\nj2,0,1,100,m2\nj3,0,1,100,m3\n",
         [&](const ShareInput& in, std::vector<double>& x) {
-            if (in.jobs.size() == 3) x = {0, 1, 1};
-            else ones(x);
+            if (in.jobs.size() == 3)
+                x = {0, 1, 1};
+            else
+                ones(x);
         });
     CHECK(throughput[0].first_start == s(100));
     CHECK(throughput[0].finish == s(200));
     CHECK(throughput[1].finish == s(100));
     CHECK(throughput[2].finish == s(100));
-    const auto makespan = run_scripted(kUnusedProfile,
-                                       "job_id,submit_time,num_gpus,duration\nb,0,1,150\nc,0,1,150\na,0,1,300\n",
-                                       [&](const ShareInput& in, std::vector<double>& x) {
-                                           if (in.jobs.size() == 3) x = {0.5, 0.5, 1};
-                                           else ones(x);
-                                       });
+    const auto makespan =
+        run_scripted(kUnusedProfile, "job_id,submit_time,num_gpus,duration\nb,0,1,150\nc,0,1,150\na,0,1,300\n",
+                     [&](const ShareInput& in, std::vector<double>& x) {
+                         if (in.jobs.size() == 3)
+                             x = {0.5, 0.5, 1};
+                         else
+                             ones(x);
+                     });
     CHECK(makespan[0].finish == s(150));
     CHECK(makespan[1].first_start == s(150));
     CHECK(makespan[1].finish == s(300));
@@ -550,8 +553,10 @@ TEST_CASE("gavel rounds: the objectives' hand-derived X (below) give the schedul
     CHECK(makespan[2].finish == s(300));
     const auto ftf = run_scripted(kUnusedProfile, "job_id,submit_time,num_gpus,duration\na,0,2,50\nb,0,1,100\n",
                                   [&](const ShareInput& in, std::vector<double>& x) {
-                                      if (in.jobs.size() == 2) x = {0.5, 1};
-                                      else ones(x);
+                                      if (in.jobs.size() == 2)
+                                          x = {0.5, 1};
+                                      else
+                                          ones(x);
                                   });
     CHECK(ftf[1].finish == s(100));
     CHECK(ftf[0].first_start == s(100));
@@ -579,7 +584,7 @@ TEST_CASE("gavel rounds: the ftf, makespan and max-throughput objectives in the 
         // 2 GPUs; b, c 150 s, a 300 s. max y s.t. x_m >= R_m·y: x_a = 1 and y = 1/300 bind, x_b = x_c = 1/2
         // (unique). p_a = 3 > p_b = p_c = 1.5: a and b run; b ends at 150, c fills 150-300; a 0-300.
         const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
-                                          "job_id,submit_time,num_gpus,duration\nb,0,1,150\nc,0,1,150\na,0,1,300\n");
+                                         "job_id,submit_time,num_gpus,duration\nb,0,1,150\nc,0,1,150\na,0,1,300\n");
         const auto o = run_with(in, "gavel-makespan", {});
         CHECK(finish_s(o, 0) == 150);
         CHECK(start_s(o, 1) == 150);
@@ -592,7 +597,7 @@ TEST_CASE("gavel rounds: the ftf, makespan and max-throughput objectives in the 
         // rho_a = 0.5/x_a, rho_b = 1/x_b with 2 x_a + x_b <= 2: rho* = 1 at x_a = 1/2, x_b = 1. p_b = 2 > p_a = 1:
         // b runs, a (2 GPUs) does not fit beside it: a 100-150.
         const auto in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
-                                          "job_id,submit_time,num_gpus,duration\na,0,2,50\nb,0,1,100\n");
+                                         "job_id,submit_time,num_gpus,duration\na,0,2,50\nb,0,1,100\n");
         for (const char* policy : {"gavel-ftf", "gavel-ftf-agnostic"}) {
             INFO(policy);
             const auto o = run_with(in, policy, {});
@@ -611,8 +616,9 @@ TEST_CASE("gavel-las: the trace's priority weighs a job's share (the weight w_m 
     // w_a = 2 and x_b = 1/3: a has 36,000 s of service at about 54,000 s (to a round of 360 s), then b runs
     // alone; the GPU is never idle, so b ends at 72,000 s. Equal weights (no priority column) share 1/2 each:
     // both end near 72,000 s.
-    const auto weighted = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
-                                           "job_id,submit_time,num_gpus,duration,priority\na,0,1,36000,2\nb,0,1,36000,1\n");
+    const auto weighted =
+        inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                         "job_id,submit_time,num_gpus,duration,priority\na,0,1,36000,2\nb,0,1,36000,1\n");
     const auto plain = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
                                         "job_id,submit_time,num_gpus,duration\na,0,1,36000\nb,0,1,36000\n");
     for (const char* policy : {"gavel-las", "gavel-las-agnostic"}) {

@@ -18,9 +18,9 @@
 //   the capacity left: type 1 has 2/11 (c_1 = 1/11), type 0 has 5/11 (c_0 = 5/22). Every GPU is used and each job
 //   at its cheapest, so X is unique: A {6/11, 0, 0}, B {0, 9/11, 0}, C {5/22, 1/11, 1/2}.
 #include "models/base/input_error.hpp"
-#include "policies/rounds/share_lp.hpp"
 #include "policies/lp/analytic_centre.hpp"
 #include "policies/lp/linear_program.hpp"
+#include "policies/rounds/share_lp.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -45,8 +45,7 @@ struct JobSpec {
     double weight = 1;
 };
 
-ShareInput make_input(std::vector<double> capacities, const std::vector<JobSpec>& jobs,
-                           std::uint32_t first_key = 1) {
+ShareInput make_input(std::vector<double> capacities, const std::vector<JobSpec>& jobs, std::uint32_t first_key = 1) {
     ShareInput input;
     input.capacities = std::move(capacities);
     std::uint32_t key = first_key;
@@ -563,7 +562,7 @@ struct RandomJobs {
 std::vector<ShareOptions> every_variant() {
     std::vector<ShareOptions> variants;
     for (ShareObjective objective : {ShareObjective::MaxMinFairness, ShareObjective::FinishTimeFairness,
-                                          ShareObjective::Makespan, ShareObjective::MaxThroughput})
+                                     ShareObjective::Makespan, ShareObjective::MaxThroughput})
         for (ThroughputView view : {ThroughputView::Aware, ThroughputView::Agnostic}) {
             ShareOptions options;
             options.objective = objective;
@@ -629,7 +628,8 @@ TEST_CASE("allocation lp: warm re-solves after arrivals, departures and changes 
             input.capacities = capacities;
             for (std::size_t i = 0; i < jobs.size(); ++i) {
                 input.jobs.push_back({keys[i], jobs[i].gang, jobs[i].weight, jobs[i].remaining, jobs[i].age});
-                input.throughputs.insert(input.throughputs.end(), jobs[i].throughputs.begin(), jobs[i].throughputs.end());
+                input.throughputs.insert(input.throughputs.end(), jobs[i].throughputs.begin(),
+                                         jobs[i].throughputs.end());
             }
             INFO("objective " << to_string(options.objective) << " agnostic "
                               << (options.view == ThroughputView::Agnostic) << " call " << call);
@@ -686,8 +686,8 @@ TEST_CASE("allocation lp: max-min's capacity blocks stay right through mass depa
         };
         const auto leave = [&](int count) {
             for (int d = 0; d < count; ++d) {
-                const auto at = static_cast<std::size_t>(random.uniform(0, static_cast<double>(jobs.size()))) %
-                                jobs.size();
+                const auto at =
+                    static_cast<std::size_t>(random.uniform(0, static_cast<double>(jobs.size()))) % jobs.size();
                 jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(at));
                 keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(at));
             }
@@ -771,11 +771,11 @@ TEST_CASE("allocation lp: FTF's centre is the centre of its optimal face under G
     // Every floor is then θ^iso_m, which six jobs meet with half the GPUs: the optimal face is wide, and the
     // tie-break decides X.
     const ShareInput input = make_input({4, 4, 4}, {{1, {2, 1, 0.5}, 100, 10000},
-                                                         {1, {3, 2, 1}, 5000, 0},
-                                                         {1, {1, 3, 1}, 8000, 200},
-                                                         {1, {1, 1, 2}, 3000, 400},
-                                                         {1, {4, 1, 1}, 6000, 100},
-                                                         {1, {2, 2, 2}, 4000, 300}});
+                                                    {1, {3, 2, 1}, 5000, 0},
+                                                    {1, {1, 3, 1}, 8000, 200},
+                                                    {1, {1, 1, 2}, 3000, 400},
+                                                    {1, {4, 1, 1}, 6000, 100},
+                                                    {1, {2, 2, 2}, 4000, 300}});
     ShareOptions options = options_for(ShareObjective::FinishTimeFairness);
     options.ftf_elapsed_denominator = true;
     const ShareResult vertex = ShareLp(options).solve(input);

@@ -7,11 +7,11 @@
 // N̄ = (I(now) - I(arrival)) / age; rho = (age + time left) / (duration x max(1, g N̄ / W)), W the GPUs of
 // the job's fastest type; a bidder's gain = log((age + lease + restart + R/rate) / (age + time left on
 // the type)): only the numerators of the two rho's, as T_id cancels.
-#include "tests/support/schedule_checks.hpp"
 #include "models/base/random.hpp"
+#include "tests/support/schedule_checks.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <utility>
 #include <vector>
@@ -30,8 +30,9 @@ RunOutcome run_themis(const RunInputs& in, const std::vector<std::string>& param
 // A holds the cluster until 100 while B, C, D, E arrive; at 100 four jobs contend.
 // Jobs in the system: 1 on [0,10), 2 on [10,20), 3 on [20,30), 4 on [30,99), 5 on [99,100):
 // I(10) = 10, I(20) = 30, I(30) = 60, I(99) = 336, I(100) = 341.
-const char* kContention = "job_id,submit_time,num_gpus,duration\n"
-                          "A,0,{g},100\nB,10,1,100\nC,20,1,40\nD,30,1,200\nE,99,1,10\n";
+const char* kContention =
+    "job_id,submit_time,num_gpus,duration\n"
+    "A,0,{g},100\nB,10,1,100\nC,20,1,40\nD,30,1,200\nE,99,1,10\n";
 
 std::string contention(int a_gpus) {
     std::string t = kContention;
@@ -223,8 +224,7 @@ TEST_CASE("themis: the auction puts each job on the type that improves its rho m
     }
 }
 
-TEST_CASE("themis: payments=true: an auction winner keeps its GPUs for its share of the lease",
-          "[schedule][themis]") {
+TEST_CASE("themis: payments=true: an auction winner keeps its GPUs for its share of the lease", "[schedule][themis]") {
     // One GPU, lease 100 s, f = 0. A (60 s) and B (100 s) arrive at 0, C (5 s) at 20.
     //  t=0   A gains log((100+60)/60) > B's log((100+100)/100): A wins. Without A, B would have won and
     //        finished in 100 s instead of waiting (200): A keeps the GPU for 100/200 of the lease, to 50.
@@ -265,8 +265,8 @@ TEST_CASE("themis: the fast path gives the full ranking's schedule", "[schedule]
                                          R"({"models": {"m": {"throughput": {"fast": 3, "slow": 1}},
                                                         "n": {"throughput": {"fast": 1.5, "slow": 1}}}})",
                                          csv);
-        for (const auto& [restart, payments] : {std::pair{0.0, "payments=false"}, std::pair{2.0, "payments=false"},
-                                                std::pair{0.0, "payments=true"}}) {
+        for (const auto& [restart, payments] :
+             {std::pair{0.0, "payments=false"}, std::pair{2.0, "payments=false"}, std::pair{0.0, "payments=true"}}) {
             INFO("mean gap " << gap << " s, restart cost " << restart << ", " << payments);
             const auto fast = run_themis(in, {"lease=30", payments}, restart);
             const auto full = run_themis(in, {"lease=30", payments, "full_walk=true"}, restart);

@@ -56,8 +56,10 @@ CliResult run_cli_bounded(const std::string& args) {
     const std::string opts = saved + (saved.empty() ? "" : ":") + "max_allocation_size_mb=" + std::to_string(kLimitMb);
     ::setenv("ASAN_OPTIONS", opts.c_str(), 1);
     CliResult r = run_cli(args);
-    if (old) ::setenv("ASAN_OPTIONS", saved.c_str(), 1);
-    else ::unsetenv("ASAN_OPTIONS");
+    if (old)
+        ::setenv("ASAN_OPTIONS", saved.c_str(), 1);
+    else
+        ::unsetenv("ASAN_OPTIONS");
 #else
     rlimit old{};
     ::getrlimit(RLIMIT_AS, &old);
@@ -87,66 +89,127 @@ const std::vector<BadFile>& bad_files() {
         // --- traces (run against the Gavel cluster and profile) ---
         {"trace_missing_column.csv", Role::Trace, ":1: missing required column 'duration'", {}, true},
         {"trace_unknown_column.csv", Role::Trace, ":1: unknown column 'modle'", {"expected columns: job_id"}, true},
-        {"trace_zero_duration.csv", Role::Trace, ":3: column 'duration': expected a duration in seconds > 0",
-         {"got '0'"}, true},
-        {"trace_negative_duration.csv", Role::Trace, ":4: column 'duration': expected a duration in seconds > 0",
-         {"got '-5'"}, true},
-        {"trace_zero_gpus.csv", Role::Trace, ":2: column 'num_gpus': expected an integer number of GPUs >= 1",
-         {"got '0'"}, true},
-        {"trace_non_numeric_submit_time.csv", Role::Trace, ":3: column 'submit_time': expected a time in seconds",
-         {"got 'abc'"}, true},
-        {"trace_bad_gpu_fraction.csv", Role::Trace, ":3: column 'gpu_fraction': expected a fraction in (0, 1]",
-         {"got '1.5'"}, true},
-        {"trace_unknown_gpu_type.csv", Role::Trace, ":3: column 'gpu_type': GPU type 'tpu-v9'",
-         {"known neither to the cluster nor to the profile"}, false},
-        {"trace_unknown_model.csv", Role::Trace, ":4: column 'model': model 'NoSuchNet (batch size 1)'",
-         {"not in the throughput profile"}, false},
+        {"trace_zero_duration.csv",
+         Role::Trace,
+         ":3: column 'duration': expected a duration in seconds > 0",
+         {"got '0'"},
+         true},
+        {"trace_negative_duration.csv",
+         Role::Trace,
+         ":4: column 'duration': expected a duration in seconds > 0",
+         {"got '-5'"},
+         true},
+        {"trace_zero_gpus.csv",
+         Role::Trace,
+         ":2: column 'num_gpus': expected an integer number of GPUs >= 1",
+         {"got '0'"},
+         true},
+        {"trace_non_numeric_submit_time.csv",
+         Role::Trace,
+         ":3: column 'submit_time': expected a time in seconds",
+         {"got 'abc'"},
+         true},
+        {"trace_bad_gpu_fraction.csv",
+         Role::Trace,
+         ":3: column 'gpu_fraction': expected a fraction in (0, 1]",
+         {"got '1.5'"},
+         true},
+        {"trace_unknown_gpu_type.csv",
+         Role::Trace,
+         ":3: column 'gpu_type': GPU type 'tpu-v9'",
+         {"known neither to the cluster nor to the profile"},
+         false},
+        {"trace_unknown_model.csv",
+         Role::Trace,
+         ":4: column 'model': model 'NoSuchNet (batch size 1)'",
+         {"not in the throughput profile"},
+         false},
         {"trace_duplicate_job_id.csv", Role::Trace, ":4: column 'job_id': duplicate id 'a'", {"first on line 2"}, true},
         {"trace_empty.csv", Role::Trace, ": empty file", {"job_id,submit_time,num_gpus,duration"}, true},
         {"trace_header_only.csv", Role::Trace, ": no job rows after the header", {}, true},
         {"trace_wrong_field_count.csv", Role::Trace, ":3: expected 5 fields as in the header, got 4", {}, true},
         {"trace_unterminated_quote.csv", Role::Trace, ":3: unterminated quoted field", {}, true},
         {"trace_nul_in_job_id.csv", Role::Trace, ":3:2: NUL byte", {"expected text without NUL characters"}, true},
-        {"trace_min_num_gpus_above_num_gpus.csv", Role::Trace,
-         ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4)", {"got '5'"}, true},
-        {"trace_max_num_gpus_below_num_gpus.csv", Role::Trace,
-         ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000", {"got '3'"}, true},
-        {"trace_min_num_gpus_not_integer.csv", Role::Trace, ":3: column 'min_num_gpus': expected an integer",
-         {"got '1.5'"}, true},
+        {"trace_min_num_gpus_above_num_gpus.csv",
+         Role::Trace,
+         ":3: column 'min_num_gpus': expected an integer number of GPUs in 1..num_gpus (4)",
+         {"got '5'"},
+         true},
+        {"trace_max_num_gpus_below_num_gpus.csv",
+         Role::Trace,
+         ":3: column 'max_num_gpus': expected an integer number of GPUs in num_gpus (4)..1000000",
+         {"got '3'"},
+         true},
+        {"trace_min_num_gpus_not_integer.csv",
+         Role::Trace,
+         ":3: column 'min_num_gpus': expected an integer",
+         {"got '1.5'"},
+         true},
         // --- clusters (run with a valid trace and the Gavel profile) ---
         {"cluster_racks_empty.json", Role::Cluster, ": racks: expected a non-empty array of racks", {"got []"}, true},
         {"cluster_zero_nodes.json", Role::Cluster, ": racks[0].nodes: expected an integer >= 1", {"got 0"}, true},
-        {"cluster_zero_gpus_per_node.json", Role::Cluster, ": node_types.n.gpus: expected an integer >= 1",
-         {"got 0"}, true},
-        {"cluster_unknown_gpu_type.json", Role::Cluster,
-         ": node_types.a100x8.gpu_type: expected the name of a GPU type in gpu_types", {"got \"a100\""}, true},
-        {"cluster_unknown_node_type.json", Role::Cluster,
-         ": racks[1].node_type: expected the name of a node type in node_types", {"got \"v100x8\""}, true},
+        {"cluster_zero_gpus_per_node.json",
+         Role::Cluster,
+         ": node_types.n.gpus: expected an integer >= 1",
+         {"got 0"},
+         true},
+        {"cluster_unknown_gpu_type.json",
+         Role::Cluster,
+         ": node_types.a100x8.gpu_type: expected the name of a GPU type in gpu_types",
+         {"got \"a100\""},
+         true},
+        {"cluster_unknown_node_type.json",
+         Role::Cluster,
+         ": racks[1].node_type: expected the name of a node type in node_types",
+         {"got \"v100x8\""},
+         true},
         {"cluster_typo_field.json", Role::Cluster, ": node_types.v100x4: unknown field \"gpu\"", {"gpus"}, true},
         {"cluster_syntax_error.json", Role::Cluster, ":3:", {"invalid JSON: syntax error"}, true},
         {"cluster_empty.json", Role::Cluster, ": empty file, expected a JSON object", {}, true},
         // 4294967297 = 2^32 + 1 was read as 1 GPU per node (narrowed to int before the range check).
-        {"cluster_gpus_wraps_int.json", Role::Cluster, ": node_types.n.gpus: expected at most 4096 GPUs per node",
-         {"got 4294967297"}, true},
-        {"cluster_cpus_wraps_int.json", Role::Cluster,
-         ": node_types.n.cpus: expected an integer >= 0 and <= 2147483647", {"got 4294967296"}, true},
+        {"cluster_gpus_wraps_int.json",
+         Role::Cluster,
+         ": node_types.n.gpus: expected at most 4096 GPUs per node",
+         {"got 4294967297"},
+         true},
+        {"cluster_cpus_wraps_int.json",
+         Role::Cluster,
+         ": node_types.n.cpus: expected an integer >= 0 and <= 2147483647",
+         {"got 4294967296"},
+         true},
         {"cluster_duplicate_key.json", Role::Cluster, ": racks[1]: duplicate key \"nodes\"", {}, true},
         // --- profiles (run with a valid trace on the Gavel cluster) ---
-        {"profile_no_throughput.json", Role::Profile,
-         ": models.ResNet-50 (batch size 64).throughput: expected an object of single-GPU iterations/s", {}, true},
-        {"profile_all_zero_throughput.json", Role::Profile,
+        {"profile_no_throughput.json",
+         Role::Profile,
+         ": models.ResNet-50 (batch size 64).throughput: expected an object of single-GPU iterations/s",
+         {},
+         true},
+        {"profile_all_zero_throughput.json",
+         Role::Profile,
          ": models.ResNet-50 (batch size 64).throughput: expected a positive throughput on at least one GPU type",
-         {"\"v100\":0"}, true},
-        {"profile_negative_throughput.json", Role::Profile,
-         ": models.ResNet-50 (batch size 64).throughput.p100: expected a number >= 0", {"got -2.62"}, true},
-        {"profile_fp64.json", Role::Profile,
-         ": models.ResNet-50 (batch size 64).grad_dtype: expected one of fp32, fp16, bf16", {"got \"fp64\""}, true},
+         {"\"v100\":0"},
+         true},
+        {"profile_negative_throughput.json",
+         Role::Profile,
+         ": models.ResNet-50 (batch size 64).throughput.p100: expected a number >= 0",
+         {"got -2.62"},
+         true},
+        {"profile_fp64.json",
+         Role::Profile,
+         ": models.ResNet-50 (batch size 64).grad_dtype: expected one of fp32, fp16, bf16",
+         {"got \"fp64\""},
+         true},
         {"profile_syntax_error.json", Role::Profile, ":5:5: invalid JSON: syntax error", {}, true},
         {"profile_whitespace_only.json", Role::Profile, ": empty file, expected a JSON object", {}, true},
-        {"profile_params_overflow.json", Role::Profile,
+        {"profile_params_overflow.json",
+         Role::Profile,
          ": models.ResNet-50 (batch size 64).params: expected an integer >= 1 and <= 1000000000000000",
-         {"got 9000000000000000000"}, true},
-        {"profile_duplicate_model.json", Role::Profile, ": models: duplicate key \"ResNet-50 (batch size 64)\"", {},
+         {"got 9000000000000000000"},
+         true},
+        {"profile_duplicate_model.json",
+         Role::Profile,
+         ": models: duplicate key \"ResNet-50 (batch size 64)\"",
+         {},
          true},
     };
     return files;
@@ -316,7 +379,9 @@ TEST_CASE("a job needing more GPUs than the cluster has: rejected, or exit 2 und
 TEST_CASE("unknown policies and parameters exit 2 listing the valid ones", "[bad-input]") {
     const std::string out = temp_path("policy.json");
     std::filesystem::remove(out);
-    auto run = [&](const std::string& extra) { return run_cli(run_args(kGoodTrace, kMinimalCluster, kProfile, out, extra)); };
+    auto run = [&](const std::string& extra) {
+        return run_cli(run_args(kGoodTrace, kMinimalCluster, kProfile, out, extra));
+    };
 
     SECTION("the good inputs run") {
         const CliResult r = run("");
@@ -355,8 +420,7 @@ TEST_CASE("unknown policies and parameters exit 2 listing the valid ones", "[bad
 // Inputs each within the loaders' per-field limits that would still break the run (engine time,
 // memory): they must be input errors naming the file, never an internal error or a crash.
 
-TEST_CASE("a run whose simulated time would overflow is an input error, not an internal error",
-          "[bad-input]") {
+TEST_CASE("a run whose simulated time would overflow is an input error, not an internal error", "[bad-input]") {
     // Engine time is int64 microseconds (about 9.2e12 s). Each row is within the reader's limits
     // (duration <= 1e12 s, work <= 1e18), yet the finish time does not fit.
     const std::string out = temp_path("overflow.json");
@@ -397,7 +461,8 @@ TEST_CASE("cluster sizes beyond the limits are refused before anything is alloca
 TEST_CASE("a --restart-cost too large for engine time is an input error", "[bad-input]") {
     // Under srtf, 'short' preempts 'long' at t=1 s; the restart delay of 'long' is to_time(restart cost),
     // which overflows for 1e30 s or inf (both pass the current ">= 0" check).
-    const std::string trace = write_temp("preempting.csv", "job_id,submit_time,num_gpus,duration\nlong,0,1,100\nshort,1,1,5\n");
+    const std::string trace =
+        write_temp("preempting.csv", "job_id,submit_time,num_gpus,duration\nlong,0,1,100\nshort,1,1,5\n");
     const std::string out = temp_path("restart.json");
     std::filesystem::remove(out);
     SECTION("a moderate restart cost runs") {
@@ -468,12 +533,12 @@ TEST_CASE("transforms that push submit times past engine time exit 2 naming the 
     }
     SECTION("a --time-unit that scales a reader's times past 1e12 s") {
         // Each time is within the openb reader's limit (1e12 in the file's unit); x100 s is not.
-        const std::string trace = write_temp(
-            "openb-far.csv",
-            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
-            "scheduled_time\n"
-            "p0,1,1,1,1000,,LS,Succeeded,0,10,0\n"
-            "p1,1,1,1,1000,,LS,Succeeded,900000000000,900000000010,900000000000\n");
+        const std::string trace =
+            write_temp("openb-far.csv",
+                       "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+                       "scheduled_time\n"
+                       "p0,1,1,1,1000,,LS,Succeeded,0,10,0\n"
+                       "p1,1,1,1,1000,,LS,Succeeded,900000000000,900000000010,900000000000\n");
         const CliResult r = run(trace, "--trace-format alibaba-openb --time-unit 100");
         check_input_error(r);
         CHECK(r.err.find(trace + ":3: job 'p1' is submitted at 9e+13 s, expected a time in 0..1e12 s") !=
@@ -508,8 +573,7 @@ TEST_CASE("a key written twice in any JSON input exits 2 naming the file, the ob
         CHECK(r.err.find(spec + ": (top level): duplicate key \"grid\"") != std::string::npos);
     }
     SECTION("cluster, deep inside an array") {
-        const std::string cluster = write_temp(
-            "dup-alias.json", R"({"gpu_types": {"g": {"aliases": ["x"]}},
+        const std::string cluster = write_temp("dup-alias.json", R"({"gpu_types": {"g": {"aliases": ["x"]}},
                 "node_types": {"n": {"gpu_type": "g", "gpus": 1}},
                 "racks": [{"node_type": "n", "nodes": 1}, [{"a": 1}, {"b": 1, "b": 2}]]})");
         const CliResult r = run_cli("validate " + q(cluster));
@@ -523,8 +587,7 @@ TEST_CASE("a key written twice in any JSON input exits 2 naming the file, the ob
         CHECK(run_cli("validate " + q(cluster)).exit_code == 0);
     }
     SECTION("a NUL character in a JSON string or key") {
-        const std::string cluster = write_temp(
-            "nul-name.json", R"({"name": "a\u0000b", "gpu_types": {"g": {}},
+        const std::string cluster = write_temp("nul-name.json", R"({"name": "a\u0000b", "gpu_types": {"g": {}},
                 "node_types": {"n": {"gpu_type": "g", "gpus": 1}}, "racks": [{"node_type": "n", "nodes": 1}]})");
         const CliResult r = run_cli("validate " + q(cluster));
         check_input_error(r);

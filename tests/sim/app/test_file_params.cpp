@@ -64,8 +64,10 @@ TEST_CASE("file parameters: the file's content joins the run id, not only its pa
     // The result echoes the path and the content's SHA-256 (`sha256sum` of the bytes written above).
     const auto in = inputs_from_text(homogeneous_cluster_json(1, 4), kUnusedProfile, kVcTrace);
     const RunOutcome o = simulate(in, c);
-    CHECK_THAT(o.config_json, Catch::Contains(R"("quotas":")" + file.path + "\"") &&
-                                  Catch::Contains(R"("quotas_sha256":"edbdf6465f7f1de231bef7c17ab6af2106c0ff82b957c80f10ee87b148fb277d")"));
+    CHECK_THAT(
+        o.config_json,
+        Catch::Contains(R"("quotas":")" + file.path + "\"") &&
+            Catch::Contains(R"("quotas_sha256":"edbdf6465f7f1de231bef7c17ab6af2106c0ff82b957c80f10ee87b148fb277d")"));
     CHECK_THAT(simulate(in, vc_quota_with("")).config_json,
                Catch::Contains(R"("quotas":"")") && !Catch::Contains("quotas_sha256"));
 }
@@ -109,8 +111,10 @@ TEST_CASE("file parameters: a relative path in a sweep spec is read from the spe
     REQUIRE(r.exit_code == 0);
     std::string result;
     for (const auto& f : std::filesystem::directory_iterator(out / "runs")) result = slurp(f.path().string());
-    CHECK_THAT(result, Catch::Contains(R"("quotas":"quotas.json")") &&
-                           Catch::Contains(R"("quotas_sha256":"edbdf6465f7f1de231bef7c17ab6af2106c0ff82b957c80f10ee87b148fb277d")"));
+    CHECK_THAT(
+        result,
+        Catch::Contains(R"("quotas":"quotas.json")") &&
+            Catch::Contains(R"("quotas_sha256":"edbdf6465f7f1de231bef7c17ab6af2106c0ff82b957c80f10ee87b148fb277d")"));
     std::filesystem::remove_all(dir);
 }
 

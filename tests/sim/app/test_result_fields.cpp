@@ -9,8 +9,8 @@
 #include "tests/support/test_support.hpp"
 #include "traces/readers/csv_reader.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <random>
@@ -64,10 +64,26 @@ std::vector<std::vector<std::string>> csv_records(const std::string& path) {
 }  // namespace
 
 TEST_CASE("result fields: seconds are written exactly as the shortest round-trip double", "[unit]") {
-    std::vector<std::int64_t> values = {0,       1,         9,          10,         99,          100,
-                                        101,     999'999,   1'000'000,  1'000'001,  1'500'000,   12'345'678,
-                                        -1,      -100,      -1'500'000, 86'400'000'000, 999'999'999'999'999,
-                                        1'000'000'000'000'000, 4'611'686'018'427'387'903, 123'456'789'012'345};
+    std::vector<std::int64_t> values = {0,
+                                        1,
+                                        9,
+                                        10,
+                                        99,
+                                        100,
+                                        101,
+                                        999'999,
+                                        1'000'000,
+                                        1'000'001,
+                                        1'500'000,
+                                        12'345'678,
+                                        -1,
+                                        -100,
+                                        -1'500'000,
+                                        86'400'000'000,
+                                        999'999'999'999'999,
+                                        1'000'000'000'000'000,
+                                        4'611'686'018'427'387'903,
+                                        123'456'789'012'345};
     std::mt19937_64 rng(7);
     for (int i = 0; i < 200'000; ++i) {
         const int digits = 1 + static_cast<int>(rng() % 18);
@@ -84,8 +100,10 @@ TEST_CASE("result fields: seconds are written exactly as the shortest round-trip
 
 TEST_CASE("result fields: strings are escaped as JSON and quoted per RFC 4180 in CSV", "[unit]") {
     rf::Buffer b;
-    rf::append_json_string(b, std::string("a\"b\\c\nd\te\x01" "f"));
-    CHECK(fmt::to_string(b) == json_out::quote(std::string("a\"b\\c\nd\te\x01" "f")));
+    rf::append_json_string(b, std::string("a\"b\\c\nd\te\x01"
+                                          "f"));
+    CHECK(fmt::to_string(b) == json_out::quote(std::string("a\"b\\c\nd\te\x01"
+                                                           "f")));
     CHECK(rf::csv_text("plain") == "plain");
     CHECK(rf::csv_text("a\"b") == "\"a\"\"b\"");
     CHECK(rf::csv_text("a,b") == "\"a,b\"");
@@ -119,12 +137,12 @@ TEST_CASE("jobs CSV: ids and GPU type names with quotes, commas and newlines rea
     }
 }
 
-TEST_CASE("result schema: the JSON summary, job records, jobs CSV and index columns are the field table's",
-          "[sweep]") {
+TEST_CASE("result schema: the JSON summary, job records, jobs CSV and index columns are the field table's", "[sweep]") {
     // A real sweep of two runs; one trace row has every optional column, one job is rejected.
-    const std::string trace = write_temp(
-        "schema-trace.csv", "job_id,submit_time,num_gpus,duration,model,user,vc,status\n"
-                            "a,0,1,100,ResNet-18 (batch size 32),u1,vc1,Pass\nb,10,1,50,,,,\nhuge,20,4096,10,,,,\n");
+    const std::string trace =
+        write_temp("schema-trace.csv",
+                   "job_id,submit_time,num_gpus,duration,model,user,vc,status\n"
+                   "a,0,1,100,ResNet-18 (batch size 32),u1,vc1,Pass\nb,10,1,50,,,,\nhuge,20,4096,10,,,,\n");
     const std::string spec = write_temp("schema-sweep.json", fmt::format(R"({{"name": "schema",
   "base": {{"trace": "{}", "cluster": "{}/models/clusters/gavel_simulated.json",
             "profiles": "{}/models/profiles/gavel.json"}},
@@ -160,12 +178,29 @@ TEST_CASE("result schema: the JSON summary, job records, jobs CSV and index colu
     // allows to be absent (the trace's optional columns, the reason of a rejection).
     const auto all = job_names(false);
     REQUIRE(result["jobs"].size() == 3);
-    CHECK(keys_of(result["jobs"][0]) == std::vector<std::string>{"job_id", "submit_time", "start_time", "finish_time",
-                                                                 "jct", "queueing_delay", "num_gpus", "gpu_type",
-                                                                 "preemptions", "migrations", "restarts",
-                                                                 "restart_seconds", "packed_seconds", "ftf_rho", "nodes_spanned",
-                                                                 "racks_spanned", "network_slowdown", "comm_time",
-                                                                 "state", "model", "user", "vc", "status"});
+    CHECK(keys_of(result["jobs"][0]) == std::vector<std::string>{"job_id",
+                                                                 "submit_time",
+                                                                 "start_time",
+                                                                 "finish_time",
+                                                                 "jct",
+                                                                 "queueing_delay",
+                                                                 "num_gpus",
+                                                                 "gpu_type",
+                                                                 "preemptions",
+                                                                 "migrations",
+                                                                 "restarts",
+                                                                 "restart_seconds",
+                                                                 "packed_seconds",
+                                                                 "ftf_rho",
+                                                                 "nodes_spanned",
+                                                                 "racks_spanned",
+                                                                 "network_slowdown",
+                                                                 "comm_time",
+                                                                 "state",
+                                                                 "model",
+                                                                 "user",
+                                                                 "vc",
+                                                                 "status"});
     for (const auto& job : result["jobs"]) {
         std::vector<std::string> expected;
         for (const auto& name : all)
@@ -187,9 +222,10 @@ TEST_CASE("result schema: the JSON summary, job records, jobs CSV and index colu
 
     // The jobs CSV of the same run made by `dlsim run`.
     const std::string jobs_csv = temp_path("schema-jobs.csv");
-    const CliResult run = run_cli(fmt::format("run --trace {} --cluster {}/models/clusters/gavel_simulated.json "
-                                              "--profiles {}/models/profiles/gavel.json --out {} --jobs-csv {}",
-                                              trace, kSource, kSource, temp_path("schema-run.json"), jobs_csv));
+    const CliResult run =
+        run_cli(fmt::format("run --trace {} --cluster {}/models/clusters/gavel_simulated.json "
+                            "--profiles {}/models/profiles/gavel.json --out {} --jobs-csv {}",
+                            trace, kSource, kSource, temp_path("schema-run.json"), jobs_csv));
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
     const auto jobs = csv_records(jobs_csv);
@@ -210,13 +246,12 @@ TEST_CASE("dlsim run: the console summary comes from the field table", "[unit]")
     s.preemptions = 4;
     s.events = 20;
     auto lines = rf::console_lines(s, {{"preemptions", "policy calls 7"}});
-    std::vector<std::pair<std::string, std::string>> want = {
-        {"jobs", "10 (8 finished, 1 rejected, 1 unfinished)"},
-        {"JCT (h)", "avg 1.00   p50 0.00   p95 0.00   p99 0.00"},
-        {"queueing (h)", "avg 0.00"},
-        {"makespan (h)", "2.00"},
-        {"GPU util", "50.0%   a 25.0%   b 75.0%"},
-        {"preemptions", "4   events 20   policy calls 7"}};
+    std::vector<std::pair<std::string, std::string>> want = {{"jobs", "10 (8 finished, 1 rejected, 1 unfinished)"},
+                                                             {"JCT (h)", "avg 1.00   p50 0.00   p95 0.00   p99 0.00"},
+                                                             {"queueing (h)", "avg 0.00"},
+                                                             {"makespan (h)", "2.00"},
+                                                             {"GPU util", "50.0%   a 25.0%   b 75.0%"},
+                                                             {"preemptions", "4   events 20   policy calls 7"}};
     CHECK(lines == want);
     // Counts that are usually zero show only when they are not.
     s.migrations = 3;

@@ -6,8 +6,8 @@
 #include "tests/support/shared_data.hpp"
 #include "tests/support/test_support.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -56,10 +56,14 @@ void check_input_error(const CliResult& r, std::initializer_list<std::string> na
 std::vector<std::string> example_as_flag(const RunConfigKey& k) {
     const Json v = Json::parse(k.example);
     std::vector<std::string> out;
-    if (v.is_string()) out.push_back(v.get<std::string>());
-    else if (v.is_array()) for (const auto& x : v) out.push_back(x.get<std::string>());
-    else if (v.is_object()) for (const auto& [name, x] : v.items()) out.push_back(name + "=" + x.get<std::string>());
-    else if (!v.is_boolean()) out.push_back(v.dump());
+    if (v.is_string())
+        out.push_back(v.get<std::string>());
+    else if (v.is_array())
+        for (const auto& x : v) out.push_back(x.get<std::string>());
+    else if (v.is_object())
+        for (const auto& [name, x] : v.items()) out.push_back(name + "=" + x.get<std::string>());
+    else if (!v.is_boolean())
+        out.push_back(v.dump());
     return out;
 }
 
@@ -82,7 +86,8 @@ TEST_CASE("run config: dlsim run --help lists exactly the table's keys", "[unit]
         if (k.kind == KeyKind::Integer || k.kind == KeyKind::Number) {
             INFO(k.key);
             std::string help = run.out;
-            help.erase(std::remove_if(help.begin(), help.end(), [](char ch) { return ch == '\n' || ch == ' '; }), help.end());
+            help.erase(std::remove_if(help.begin(), help.end(), [](char ch) { return ch == '\n' || ch == ' '; }),
+                       help.end());
             std::string range = expected_text(k);
             range.erase(std::remove(range.begin(), range.end(), ' '), range.end());
             CHECK(help.find(range) != std::string::npos);
@@ -157,7 +162,8 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     RunConfig filtered;
     apply_config_json(filtered, Json::parse(R"({"time_unit": "min", "status": "completed", "min_gpus": 1,
         "max_gpus": 2, "vc": ["x", "y"], "time_window": "0:1000", "max_jobs": 3, "load_scale": 2,
-        "measure_time": "0:500", "trace_format": "csv"})"), "cfg.json");
+        "measure_time": "0:500", "trace_format": "csv"})"),
+                      "cfg.json");
     CHECK(run_id(filtered, hashes) == "9a7e00b3af44118b");
 
     RunConfig resampled;
@@ -176,8 +182,10 @@ TEST_CASE("run config: every numeric key is range-checked from flags and config 
         const std::string flag = "--" + flag_name(k);
         std::vector<std::pair<std::string, Json>> bad, good;  // flag text, config value
         if (k.kind == KeyKind::Integer) {
-            if (k.imin == 0) bad.emplace_back("-1", Json(-1));
-            else bad.emplace_back(std::to_string(k.imin - 1), Json(k.imin - 1));
+            if (k.imin == 0)
+                bad.emplace_back("-1", Json(-1));
+            else
+                bad.emplace_back(std::to_string(k.imin - 1), Json(k.imin - 1));
             if (k.imax < std::numeric_limits<std::uint64_t>::max())
                 bad.emplace_back(std::to_string(k.imax + 1), Json(k.imax + 1));
             bad.emplace_back("1.5", Json(1.5));
@@ -274,12 +282,13 @@ TEST_CASE("run config: min_gpus/max_gpus are range-checked before they become an
 
 TEST_CASE("unknown models: an error naming --unknown-models, or run model-agnostic and counted", "[replay]") {
     // 2 nodes x 4 GPUs of type g; the profile knows only 'known' (2 it/s per GPU). Everything fits at once.
-    const auto in = inputs_from_text(homogeneous_cluster_json(2, 4), R"({"models": {"known": {"throughput": {"g": 2}}}})",
-                                     "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
-                                     "a,0,2,100,mystery,g\n"
-                                     "b,10,1,50,known,g\n"
-                                     "c,20,4,30,mystery2,\n"
-                                     "d,30,1,40,mystery,\n");
+    const auto in =
+        inputs_from_text(homogeneous_cluster_json(2, 4), R"({"models": {"known": {"throughput": {"g": 2}}}})",
+                         "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
+                         "a,0,2,100,mystery,g\n"
+                         "b,10,1,50,known,g\n"
+                         "c,20,4,30,mystery2,\n"
+                         "d,30,1,40,mystery,\n");
     RunConfig c;
     c.out.clear();
     SECTION("error (the default)") {
@@ -301,9 +310,9 @@ TEST_CASE("unknown models: an error naming --unknown-models, or run model-agnost
         CHECK(o.config_json.find("\"unknown_models\":\"agnostic\"") != std::string::npos);
     }
     SECTION("a trace whose models are all known runs the same under both settings") {
-        const auto known = inputs_from_text(homogeneous_cluster_json(2, 4),
-                                            R"({"models": {"known": {"throughput": {"g": 2}}}})",
-                                            "job_id,submit_time,num_gpus,duration,model\nb,10,1,50,known\n");
+        const auto known =
+            inputs_from_text(homogeneous_cluster_json(2, 4), R"({"models": {"known": {"throughput": {"g": 2}}}})",
+                             "job_id,submit_time,num_gpus,duration,model\nb,10,1,50,known\n");
         const RunOutcome error = simulate(known, c);
         c.unknown_models = UnknownModels::Agnostic;
         const RunOutcome agnostic = simulate(known, c);

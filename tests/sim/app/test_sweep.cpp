@@ -6,8 +6,8 @@
 #include "sim/app/sweep_spec.hpp"
 #include "tests/support/test_support.hpp"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <signal.h>
@@ -78,7 +78,8 @@ void check_same_results(const std::string& a, const std::string& b) {
 
 TEST_CASE("sweep: the 24-run acceptance sweep, its index, resume, --jobs 1 vs 2, SIGTERM midway", "[sweep][slow]") {
     const std::string spec = acceptance_spec("acceptance", 2000);
-    const std::string one = fresh_dir("sweep-jobs1"), two = fresh_dir("sweep-jobs2"), killed = fresh_dir("sweep-killed");
+    const std::string one = fresh_dir("sweep-jobs1"), two = fresh_dir("sweep-jobs2"),
+                      killed = fresh_dir("sweep-killed");
 
     const CliResult first = run_cli("sweep " + spec + " --out " + one + " --jobs 1");
     INFO(first.err);
@@ -162,8 +163,7 @@ TEST_CASE("sweep: the 24-run acceptance sweep, its index, resume, --jobs 1 vs 2,
     CHECK(resumed.exit_code == 0);
     CHECK_THAT(resumed.err, Catch::Contains(fmt::format("{} already done", survivors.size())));
     check_same_results(one, killed);
-    for (const auto& e : std::filesystem::directory_iterator(killed + "/runs"))
-        CHECK(e.path().extension() != ".tmp");
+    for (const auto& e : std::filesystem::directory_iterator(killed + "/runs")) CHECK(e.path().extension() != ".tmp");
 }
 
 TEST_CASE("sweep: --shard i/N for N = 1..5 runs each run exactly once; merge equals the local index", "[sweep][slow]") {
@@ -231,7 +231,8 @@ TEST_CASE("sweep: a failing run records its error and the others go on", "[sweep
     for (int i : {2, 3}) {
         CHECK(index["runs"][i]["status"] == "failed");
         CHECK_THAT(index["runs"][i]["error"].get<std::string>(), Catch::Contains("bad.csv:3"));
-        const Json err = json_fields::parse_file(dir + "/runs/" + index["runs"][i]["run_id"].get<std::string>() + ".error.json");
+        const Json err =
+            json_fields::parse_file(dir + "/runs/" + index["runs"][i]["run_id"].get<std::string>() + ".error.json");
         CHECK(err["kind"] == "input");
     }
     CHECK(index["runs"][0]["summary"]["avg_jct"] == 17.5);  // one GPU: a 0-10 (10 s), b 10-30 (25 s)
@@ -328,8 +329,9 @@ TEST_CASE("--measure-jobs and --measure-time: JCT statistics over exactly the ch
     CHECK_THROWS_WITH(parse_measure_time("5"), Catch::Contains("--measure-time"));
 
     // The CLI writes which window it used into the summary.
-    const std::string trace = write_temp("measure.csv", "job_id,submit_time,num_gpus,duration\n"
-                                                        "a,5,1,5\nb,0,1,4\nc,2,1,3\nd,8,1,2\n");
+    const std::string trace = write_temp("measure.csv",
+                                         "job_id,submit_time,num_gpus,duration\n"
+                                         "a,5,1,5\nb,0,1,4\nc,2,1,3\nd,8,1,2\n");
     const std::string cluster = write_temp("measure-cluster.json", homogeneous_cluster_json(1, 1));
     const std::string profile = write_temp("measure-profile.json", kUnusedProfile);
     const std::string out = temp_path("measure.json");
@@ -342,8 +344,9 @@ TEST_CASE("--measure-jobs and --measure-time: JCT statistics over exactly the ch
     CHECK(result["summary"]["measure"] == Json::parse(R"({"by":"jobs","from":1,"to":3,"jobs":2,"finished":2})"));
     CHECK(result["summary"]["avg_jct"] == 6.0);
     CHECK(result["config"]["measure"] == Json::parse(R"({"by":"jobs","from":1,"to":3})"));
-    CHECK(run_cli(fmt::format("run --trace {} --cluster {} --profiles {} --measure-jobs 1:3 --measure-time 0:1",
-                              trace, cluster, profile)).exit_code == 2);
+    CHECK(run_cli(fmt::format("run --trace {} --cluster {} --profiles {} --measure-jobs 1:3 --measure-time 0:1", trace,
+                              cluster, profile))
+              .exit_code == 2);
 }
 
 }  // namespace dlsim::test::sweep_tests

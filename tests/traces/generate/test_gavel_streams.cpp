@@ -39,8 +39,8 @@ GavelPaperOptions gavel_seed0(bool multi_gpu) {
     o.multi_gpu = multi_gpu;
     o.gavel_streams = true;
     for (std::size_t p = kGavelJobTable.size(); p-- > 0;)
-        o.models.push_back({kGavelJobTable[p], p < 19 ? std::array<double, 4>{10, 20, 40, 80}
-                                                      : std::array<double, 4>{10, 0, 0, 0}});
+        o.models.push_back(
+            {kGavelJobTable[p], p < 19 ? std::array<double, 4>{10, 20, 40, 80} : std::array<double, 4>{10, 0, 0, 0}});
     return o;
 }
 
@@ -75,8 +75,7 @@ TEST_CASE("gavel streams: the jobs and arrivals of Gavel's seed-0 run", "[traces
     CHECK(sizes == std::map<int, int>{{1, 709}, {2, 89}, {4, 152}, {8, 50}});
 }
 
-TEST_CASE("gavel streams: without multi-GPU jobs the sizes are still drawn, so durations stay in step",
-          "[traces]") {
+TEST_CASE("gavel streams: without multi-GPU jobs the sizes are still drawn, so durations stay in step", "[traces]") {
     const Trace single = generate_gavel_paper(gavel_seed0(false));
     const Trace multi = generate_gavel_paper(gavel_seed0(true));
     // Job 0 is the same draw (Gavel draws the scale factor, then resets it to 1); later jobs differ, since the
@@ -89,8 +88,7 @@ TEST_CASE("gavel streams: without multi-GPU jobs the sizes are still drawn, so d
     CHECK(sum / 1000 / 3600 == Approx(17.414646).epsilon(1e-7));
 }
 
-TEST_CASE("gavel streams: a profile without one of Gavel's templates is an input error naming it",
-          "[bad-input]") {
+TEST_CASE("gavel streams: a profile without one of Gavel's templates is an input error naming it", "[bad-input]") {
     GavelPaperOptions o = gavel_seed0(true);
     o.models.erase(o.models.begin());  // CycleGAN
     CHECK_THROWS_WITH(generate_gavel_paper(o), Catch::Contains("'CycleGAN'"));

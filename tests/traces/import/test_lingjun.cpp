@@ -2,9 +2,9 @@
 // compact three-tier form, format detection, bad input, and the committed preset as its exact output.
 #include "models/base/input_error.hpp"
 #include "models/cluster.hpp"
-#include "traces/import/cluster_import.hpp"
 #include "tests/support/shared_data.hpp"
 #include "tests/support/test_support.hpp"
+#include "traces/import/cluster_import.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -58,8 +58,9 @@ TEST_CASE("lingjun topo.csv: one rack per (PSW, ASW) group, natural order, pod =
     CHECK(c.nodes[4].pod == 1u);
 
     // The same groups whatever the row order: reversed rows give the same spec.
-    const std::string reversed = "ip,DSW,PSW,ASW\nh6,G1,P8,S1\nh5,G1,P10,S1\nh4,G1,P8,S10\nh3,G1,P8,S2\n"
-                                 "h2,G1,P8,S10\nh1,G1,P10,S1\n";
+    const std::string reversed =
+        "ip,DSW,PSW,ASW\nh6,G1,P8,S1\nh5,G1,P10,S1\nh4,G1,P8,S10\nh3,G1,P8,S2\n"
+        "h2,G1,P8,S10\nh1,G1,P10,S1\n";
     CHECK(cluster_from_lingjun_topology(write_temp("topo.csv", reversed)) == text);
 }
 

@@ -11,13 +11,13 @@
 #include <set>
 #include <sstream>
 
-#include "models/cluster.hpp"
-#include "traces/import/cluster_import.hpp"
 #include "models/base/input_error.hpp"
+#include "models/cluster.hpp"
 #include "models/profile.hpp"
 #include "sim/app/run.hpp"
 #include "tests/support/shared_data.hpp"
 #include "tests/support/test_support.hpp"
+#include "traces/import/cluster_import.hpp"
 #include "traces/readers/trace_format.hpp"
 
 using namespace dlsim;
@@ -65,8 +65,6 @@ void check_job(const Trace& t, std::size_t i, const Expected& e) {
     CHECK(j.outcome == e.outcome);
     CHECK(j.work == 0);
 }
-
-
 
 /// Writes a PAI job table and its task table side by side under fresh names; returns the job table's path.
 std::string write_pai(const std::string& tag, const std::string& jobs, const std::string& tasks) {
@@ -559,7 +557,8 @@ TEST_CASE("cluster_from_pai_machines: the published pai_machine_spec, counted in
     const std::string cmd = "tar -xzf '" + archive + "' -C '" + dir.string() + "' 2>/dev/null";
     const std::string csv = (dir / "pai_machine_spec.csv").string();
     // The archive is there: failing to unpack it is a failure, not a skip.
-    if (std::system(cmd.c_str()) != 0 || !std::filesystem::exists(csv)) FAIL("could not extract " << archive << " with tar");
+    if (std::system(cmd.c_str()) != 0 || !std::filesystem::exists(csv))
+        FAIL("could not extract " << archive << " with tar");
     std::size_t machines = 0, cpu_only = 0;
     long long gpus = 0;
     std::map<std::string, long long> gpus_of;

@@ -25,14 +25,14 @@ std::vector<std::string> owned(const std::vector<std::string_view>& f) { return 
 
 TEST_CASE("CsvLines: quotes, doubled quotes, CRLF, blank lines and line numbers", "[unit]") {
     std::string text =
-        "a,b,c\r\n"                                 // 1
-        "\r\n"                                      // 2 blank
-        "\"x,y\",\"he said \"\"hi\"\"\",z\r\n"      // 3
-        "   \n"                                     // 4 blank (spaces)
-        "1,,3,\n"                                   // 5 trailing empty field
-        "\t\r\n"                                    // 6 blank (tab)
-        "\"\",last,\"q\"\n"                         // 7
-        "plain, spaced ,\"a\"\"\"";                 // 8, no final newline
+        "a,b,c\r\n"                             // 1
+        "\r\n"                                  // 2 blank
+        "\"x,y\",\"he said \"\"hi\"\"\",z\r\n"  // 3
+        "   \n"                                 // 4 blank (spaces)
+        "1,,3,\n"                               // 5 trailing empty field
+        "\t\r\n"                                // 6 blank (tab)
+        "\"\",last,\"q\"\n"                     // 7
+        "plain, spaced ,\"a\"\"\"";             // 8, no final newline
     CsvLines csv(text, "mem.csv", ',');
     std::vector<std::string_view> f;
 

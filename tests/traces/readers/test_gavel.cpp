@@ -21,7 +21,6 @@ namespace {
 
 const std::string kDir = std::string(DLSIM_TEST_DATA) + "/traces/gavel/";
 
-
 /// Checks one record field by field (gavel has no gpu type, user, vc or status).
 void check_job(const Trace& t, std::size_t i, const std::string& id, double submit, int gpus, double work,
                const std::string& model, double priority, std::uint32_t line) {

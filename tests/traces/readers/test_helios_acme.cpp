@@ -82,8 +82,9 @@ const char* kHeliosRow =
     "1,u1,vc1,8,32,1,COMPLETED,2020-04-01 00:00:00,2020-04-01 00:00:10,2020-04-01 00:10:10,600,10\n";
 const char* kSerenHeader =
     "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n";
-const char* kSerenRow = "7,u7,1,8,128,Other,COMPLETED,2023-03-01 08:00:00+08:00,2023-03-01 08:00:10+08:00,"
-                        "2023-03-01 08:10:10+08:00,600,10,4800.0\n";
+const char* kSerenRow =
+    "7,u7,1,8,128,Other,COMPLETED,2023-03-01 08:00:00+08:00,2023-03-01 08:00:10+08:00,"
+    "2023-03-01 08:10:10+08:00,600,10,4800.0\n";
 
 }  // namespace
 
@@ -95,14 +96,14 @@ TEST_CASE("helios: cluster_log.csv fixture gives exact canonical records and rep
     CHECK(t.time_origin == 1585699190);  // 2020-03-31 23:59:50 (zone-less, read as UTC): job 1009, line 10
     // File order is kept; submit times are seconds after the earliest submit.
     check_records(t, {
-        {"1001", 20, 8, 3600, "uA1", "vcEwI", "COMPLETED", C, 2},
-        {"1003", 130, 16, 1800, "uA1", "vcEwI", "CANCELLED", K, 4},
-        {"1004", 220, 1, 15, "uB7", "vcHvQ", "FAILED", F, 5},
-        {"1005", 250, 2, 86400, "uB7", "vcHvQ", "TIMEOUT", F, 6},
-        {"1006", 610, 8, 7200, "uC3", "vc8Gr", "NODE_FAIL", F, 7},
-        {"1009", 0, 1, 60, "uA1", "vcEwI", "COMPLETED", C, 10},
-        {"1012", 2110, 8, 600, "uD4", "vcKeu", "COMPLETED", C, 13},  // duration column 601: within 1 s
-    });
+                         {"1001", 20, 8, 3600, "uA1", "vcEwI", "COMPLETED", C, 2},
+                         {"1003", 130, 16, 1800, "uA1", "vcEwI", "CANCELLED", K, 4},
+                         {"1004", 220, 1, 15, "uB7", "vcHvQ", "FAILED", F, 5},
+                         {"1005", 250, 2, 86400, "uB7", "vcHvQ", "TIMEOUT", F, 6},
+                         {"1006", 610, 8, 7200, "uC3", "vc8Gr", "NODE_FAIL", F, 7},
+                         {"1009", 0, 1, 60, "uA1", "vcEwI", "COMPLETED", C, 10},
+                         {"1012", 2110, 8, 600, "uD4", "vcKeu", "COMPLETED", C, 13},  // duration column 601: within 1 s
+                     });
     const ReadReport& r = t.report;
     CHECK(r.rows_read == 12);
     CHECK(r.kept == 7);
@@ -126,12 +127,12 @@ TEST_CASE("acme: Seren fixture (+08:00 times) gives exact canonical records and 
     CHECK(t.time_origin == 1677628800);  // 2023-03-01 08:00:00+08:00 = 2023-03-01 00:00:00 UTC
     // Acme has no VC column: vc stays empty; `type` is not kept.
     check_records(t, {
-        {"6000001", 0, 8, 7200, "u100", "", "COMPLETED", C, 2},
-        {"6000003", 300, 16, 1800, "u100", "", "CANCELLED", K, 4},
-        {"6000004", 360, 1, 40, "u102", "", "FAILED", F, 5},
-        {"6000005", 360, 4, 600, "u103", "", "TIMEOUT", F, 6},
-        {"6000006", 600, 32, 14400, "u103", "", "NODE_FAIL", F, 7},
-    });
+                         {"6000001", 0, 8, 7200, "u100", "", "COMPLETED", C, 2},
+                         {"6000003", 300, 16, 1800, "u100", "", "CANCELLED", K, 4},
+                         {"6000004", 360, 1, 40, "u102", "", "FAILED", F, 5},
+                         {"6000005", 360, 4, 600, "u103", "", "TIMEOUT", F, 6},
+                         {"6000006", 600, 32, 14400, "u103", "", "NODE_FAIL", F, 7},
+                     });
     // 6000004 is submitted at 00:06:00+00:00 and 6000005 at 08:06:00+08:00: the same instant.
     CHECK(t.jobs[2].submit_time == t.jobs[3].submit_time);
     const ReadReport& r = t.report;
@@ -152,20 +153,20 @@ TEST_CASE("acme: Kalos fixture (+00:00 times, memory/fail/stop columns, duration
     CHECK(t.time_origin == 1684321258);  // 2023-05-17 11:00:58+00:00
     // Run time is end - start even where the duration column is end - submit (lines 2 and 4).
     check_records(t, {
-        {"dlc0k1x9a7b3c5d2", 0, 64, 1800, "uf100", "", "FAILED", F, 2},
-        {"dlc0k2m4n6p8q0r1", 542, 8, 3600, "uf101", "", "COMPLETED", C, 3},
-        {"dlc0k3s5t7u9v1w2", 1142, 16, 300, "uf100", "", "CANCELLED", K, 4},
-        {"dlc0k6h1i3j5k7l9", 2342, 1, 600, "uf101", "", "COMPLETED", C, 7},
-    });
+                         {"dlc0k1x9a7b3c5d2", 0, 64, 1800, "uf100", "", "FAILED", F, 2},
+                         {"dlc0k2m4n6p8q0r1", 542, 8, 3600, "uf101", "", "COMPLETED", C, 3},
+                         {"dlc0k3s5t7u9v1w2", 1142, 16, 300, "uf100", "", "CANCELLED", K, 4},
+                         {"dlc0k6h1i3j5k7l9", 2342, 1, 600, "uf101", "", "COMPLETED", C, 7},
+                     });
     const ReadReport& r = t.report;
     CHECK(r.rows_read == 7);
     CHECK(r.kept == 4);
-    CHECK(r.dropped == std::map<std::string, std::uint64_t>{{"cpu-only", 1},
-                                                            {"never started (no start_time)", 1},
-                                                            {"not finished (no end_time)", 1}});
+    CHECK(r.dropped == std::map<std::string, std::uint64_t>{
+                           {"cpu-only", 1}, {"never started (no start_time)", 1}, {"not finished (no end_time)", 1}});
     CHECK(has_assumption(t, "2 rows' duration is end_time - submit_time"));
-    CHECK(has_assumption(t, "columns not used: cpu_num, node_num, type, queue, mem_per_pod_GB, "
-                            "shared_mem_per_pod, fail_time, stop_time"));
+    CHECK(has_assumption(t,
+                         "columns not used: cpu_num, node_num, type, queue, mem_per_pod_GB, "
+                         "shared_mem_per_pod, fail_time, stop_time"));
     CHECK_FALSE(has_assumption(t, "unknown columns"));
 }
 
@@ -257,79 +258,91 @@ TEST_CASE("helios/acme: malformed rows are rejected with file:line and the colum
     auto acme = [](const std::string& name, const std::string& row) {
         return write_temp(name, std::string(kSerenHeader) + kSerenRow + row);
     };
-    CHECK_THROWS_WITH(read_helios_trace(helios("h-date.csv", "2,u,v,1,1,1,FAILED,2020-13-01 00:00:00,"
-                                                             "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
+    CHECK_THROWS_WITH(read_helios_trace(helios("h-date.csv",
+                                               "2,u,v,1,1,1,FAILED,2020-13-01 00:00:00,"
+                                               "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
                                         {}),
                       Catch::Contains("h-date.csv:3: column 'submit_time': expected a date-time") &&
                           Catch::Contains("got '2020-13-01 00:00:00'"));
-    CHECK_THROWS_WITH(read_helios_trace(helios("h-gpus.csv", "2,u,v,eight,1,1,FAILED,2020-04-01 00:00:00,"
-                                                             "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
+    CHECK_THROWS_WITH(read_helios_trace(helios("h-gpus.csv",
+                                               "2,u,v,eight,1,1,FAILED,2020-04-01 00:00:00,"
+                                               "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
                                         {}),
                       Catch::Contains("h-gpus.csv:3: column 'gpu_num': expected an integer number of GPUs >= 0, "
                                       "got 'eight'"));
-    CHECK_THROWS_WITH(read_helios_trace(helios("h-neg.csv", "2,u,v,-2,1,1,FAILED,2020-04-01 00:00:00,"
-                                                            "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
+    CHECK_THROWS_WITH(read_helios_trace(helios("h-neg.csv",
+                                               "2,u,v,-2,1,1,FAILED,2020-04-01 00:00:00,"
+                                               "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
                                         {}),
                       Catch::Contains("h-neg.csv:3: column 'gpu_num'"));
-    CHECK_THROWS_WITH(read_helios_trace(helios("h-dur.csv", "2,u,v,1,1,1,FAILED,2020-04-01 00:00:00,"
-                                                            "2020-04-01 00:00:00,2020-04-01 00:01:00,62,0\n"),
+    CHECK_THROWS_WITH(read_helios_trace(helios("h-dur.csv",
+                                               "2,u,v,1,1,1,FAILED,2020-04-01 00:00:00,"
+                                               "2020-04-01 00:00:00,2020-04-01 00:01:00,62,0\n"),
                                         {}),
                       Catch::Contains("h-dur.csv:3: column 'duration': expected end_time - start_time = 60 s "
                                       "(within 1 s), got '62'"));
-    CHECK_THROWS_WITH(read_helios_trace(helios("h-durnan.csv", "2,u,v,1,1,1,FAILED,2020-04-01 00:00:00,"
-                                                               "2020-04-01 00:00:00,2020-04-01 00:01:00,,0\n"),
+    CHECK_THROWS_WITH(read_helios_trace(helios("h-durnan.csv",
+                                               "2,u,v,1,1,1,FAILED,2020-04-01 00:00:00,"
+                                               "2020-04-01 00:00:00,2020-04-01 00:01:00,,0\n"),
                                         {}),
                       Catch::Contains("h-durnan.csv:3: column 'duration': expected a number of seconds"));
-    CHECK_THROWS_WITH(read_helios_trace(helios("h-end.csv", "2,u,v,1,1,1,FAILED,2020-04-01 00:00:00,"
-                                                            "2020-04-01 00:05:00,2020-04-01 00:01:00,-240,300\n"),
+    CHECK_THROWS_WITH(read_helios_trace(helios("h-end.csv",
+                                               "2,u,v,1,1,1,FAILED,2020-04-01 00:00:00,"
+                                               "2020-04-01 00:05:00,2020-04-01 00:01:00,-240,300\n"),
                                         {}),
                       Catch::Contains("h-end.csv:3: column 'end_time': expected a time at or after start_time"));
     CHECK_THROWS_WITH(read_helios_trace(helios("h-width.csv", "2,u,v,1,1,1,FAILED,2020-04-01 00:00:00\n"), {}),
                       Catch::Contains("h-width.csv:3: expected 12 fields as in the header, got 8"));
-    CHECK_THROWS_WITH(read_helios_trace(helios("h-state.csv", "2,u,v,1,1,1,,2020-04-01 00:00:00,"
-                                                              "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
+    CHECK_THROWS_WITH(read_helios_trace(helios("h-state.csv",
+                                               "2,u,v,1,1,1,,2020-04-01 00:00:00,"
+                                               "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
                                         {}),
                       Catch::Contains("h-state.csv:3: column 'state': expected a job state"));
-    CHECK_THROWS_WITH(read_helios_trace(helios("h-id.csv", "1,u,v,1,1,1,FAILED,2020-04-01 00:00:00,"
-                                                           "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
+    CHECK_THROWS_WITH(read_helios_trace(helios("h-id.csv",
+                                               "1,u,v,1,1,1,FAILED,2020-04-01 00:00:00,"
+                                               "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
                                         {}),
                       Catch::Contains("h-id.csv:3: column 'job_id': duplicate id '1' (first on line 2)"));
-    CHECK_THROWS_WITH(read_acme_trace(acme("a-gputime.csv", "8,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+08:00,"
-                                                            "2023-03-01 08:00:00+08:00,2023-03-01 08:01:00+08:00,"
-                                                            "60,0,60.0\n"),
+    CHECK_THROWS_WITH(read_acme_trace(acme("a-gputime.csv",
+                                           "8,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+08:00,"
+                                           "2023-03-01 08:00:00+08:00,2023-03-01 08:01:00+08:00,"
+                                           "60,0,60.0\n"),
                                       {}),
                       Catch::Contains("a-gputime.csv:3: column 'gpu_time': expected duration x gpu_num = 60 x 8 = "
                                       "480, got '60.0'"));
-    CHECK_THROWS_WITH(read_acme_trace(acme("a-zone.csv", "8,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+25:00,"
-                                                         "2023-03-01 08:00:00+08:00,2023-03-01 08:01:00+08:00,"
-                                                         "60,0,480.0\n"),
+    CHECK_THROWS_WITH(read_acme_trace(acme("a-zone.csv",
+                                           "8,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+25:00,"
+                                           "2023-03-01 08:00:00+08:00,2023-03-01 08:01:00+08:00,"
+                                           "60,0,480.0\n"),
                                       {}),
                       Catch::Contains("a-zone.csv:3: column 'submit_time': expected a date-time"));
-    CHECK_THROWS_WITH(read_acme_trace(acme("a-dur.csv", "8,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+08:00,"
-                                                        "2023-03-01 08:00:10+08:00,2023-03-01 08:01:10+08:00,"
-                                                        "30,10,240.0\n"),
+    CHECK_THROWS_WITH(read_acme_trace(acme("a-dur.csv",
+                                           "8,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+08:00,"
+                                           "2023-03-01 08:00:10+08:00,2023-03-01 08:01:10+08:00,"
+                                           "30,10,240.0\n"),
                                       {}),
                       Catch::Contains("a-dur.csv:3: column 'duration': expected end_time - start_time = 60 s or "
                                       "end_time - submit_time = 70 s (within 1 s), got '30'"));
-    CHECK_THROWS_WITH(read_acme_trace(acme("a-gpus.csv", "8,u,1,1.5,1,Other,FAILED,2023-03-01 08:00:00+08:00,"
-                                                         "2023-03-01 08:00:00+08:00,2023-03-01 08:01:00+08:00,"
-                                                         "60,0,90.0\n"),
+    CHECK_THROWS_WITH(read_acme_trace(acme("a-gpus.csv",
+                                           "8,u,1,1.5,1,Other,FAILED,2023-03-01 08:00:00+08:00,"
+                                           "2023-03-01 08:00:00+08:00,2023-03-01 08:01:00+08:00,"
+                                           "60,0,90.0\n"),
                                       {}),
                       Catch::Contains("a-gpus.csv:3: column 'gpu_num'"));
 }
 
 TEST_CASE("helios/acme: malformed rows are skipped under --on-bad-line skip and counted by reason", "[traces]") {
-    const std::string p = write_temp(
-        "h-skip.csv",
-        std::string(kHeliosHeader) + kHeliosRow +                                                            // 2 ok
-            "2,u,v,1,1,1,FAILED,yesterday,2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"                    // 3
-            "3,u,v,eight,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"      // 4
-            "4,u,v,1,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 00:01:00,600,0\n"         // 5
-            "5,u,v,1,1,1,FAILED\n"                                                                           // 6
-            "6,u,v,1,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:05:00,2020-04-01 00:01:00,0,300\n"         // 7
-            "7,u,v,2,1,1,FAILED,2020-04-01 00:30:00,2020-04-01 00:30:00,2020-04-01 00:31:00,60,0\n"          // 8 ok
-            "1,u,v,1,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"          // 9 dup
-            "8,u,v,0,1,1,FAILED,not a date,,,,\n");                                                          // 10 cpu
+    const std::string p =
+        write_temp("h-skip.csv",
+                   std::string(kHeliosHeader) + kHeliosRow +                                          // 2 ok
+                       "2,u,v,1,1,1,FAILED,yesterday,2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"  // 3
+                       "3,u,v,eight,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"  // 4
+                       "4,u,v,1,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 00:01:00,600,0\n"     // 5
+                       "5,u,v,1,1,1,FAILED\n"                                                                       // 6
+                       "6,u,v,1,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:05:00,2020-04-01 00:01:00,0,300\n"     // 7
+                       "7,u,v,2,1,1,FAILED,2020-04-01 00:30:00,2020-04-01 00:30:00,2020-04-01 00:31:00,60,0\n"  // 8 ok
+                       "1,u,v,1,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"  // 9 dup
+                       "8,u,v,0,1,1,FAILED,not a date,,,,\n");  // 10 cpu
     ReadOptions skip;
     skip.on_bad_line = BadLinePolicy::Skip;
     const Trace t = read_helios_trace(p, skip);
@@ -351,12 +364,12 @@ TEST_CASE("helios/acme: malformed rows are skipped under --on-bad-line skip and 
     CHECK_THAT(t.report.first_errors[4], Catch::Contains("h-skip.csv:7: column 'end_time'"));
 
     // Acme: gpu_time and zone problems skipped the same way.
-    const std::string q = write_temp(
-        "a-skip.csv", std::string(kSerenHeader) + kSerenRow +
-                          "8,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+08:00,2023-03-01 08:00:00+08:00,"
-                          "2023-03-01 08:01:00+08:00,60,0,60.0\n"
-                          "9,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+0x:00,2023-03-01 08:00:00+08:00,"
-                          "2023-03-01 08:01:00+08:00,60,0,480.0\n");
+    const std::string q =
+        write_temp("a-skip.csv", std::string(kSerenHeader) + kSerenRow +
+                                     "8,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+08:00,2023-03-01 08:00:00+08:00,"
+                                     "2023-03-01 08:01:00+08:00,60,0,60.0\n"
+                                     "9,u,1,8,1,Other,FAILED,2023-03-01 08:00:00+0x:00,2023-03-01 08:00:00+08:00,"
+                                     "2023-03-01 08:01:00+08:00,60,0,480.0\n");
     const Trace a = read_acme_trace(q, skip);
     CHECK(a.jobs.size() == 1);
     CHECK(a.report.rows_read == 3);
@@ -365,17 +378,19 @@ TEST_CASE("helios/acme: malformed rows are skipped under --on-bad-line skip and 
 
 TEST_CASE("helios/acme: header problems are input errors naming file:line and the column", "[traces]") {
     // A required column missing.
-    const std::string no_duration = write_temp(
-        "h-nodur.csv", "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,queue\n"
-                       "1,u,v,1,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 00:01:00,0\n");
+    const std::string no_duration =
+        write_temp("h-nodur.csv",
+                   "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,queue\n"
+                   "1,u,v,1,1,1,FAILED,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 00:01:00,0\n");
     CHECK_THROWS_AS(read_helios_trace(no_duration, {}), InputError);
     CHECK_THROWS_WITH(read_helios_trace(no_duration, {}),
                       Catch::Contains("h-nodur.csv:1: missing required column 'duration'") &&
                           Catch::Contains("job_id,user,vc,gpu_num"));
-    const std::string no_gpu_time = write_temp(
-        "a-nogt.csv", "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue\n"
-                      "1,u,1,1,1,Other,FAILED,2023-03-01 08:00:00+08:00,2023-03-01 08:00:00+08:00,"
-                      "2023-03-01 08:01:00+08:00,60,0\n");
+    const std::string no_gpu_time =
+        write_temp("a-nogt.csv",
+                   "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue\n"
+                   "1,u,1,1,1,Other,FAILED,2023-03-01 08:00:00+08:00,2023-03-01 08:00:00+08:00,"
+                   "2023-03-01 08:01:00+08:00,60,0\n");
     CHECK_THROWS_WITH(read_acme_trace(no_gpu_time, {}), Catch::Contains("a-nogt.csv:1: missing required column "
                                                                         "'gpu_time'"));
     // Even under skip: header errors are never skipped.
@@ -384,7 +399,7 @@ TEST_CASE("helios/acme: header problems are input errors naming file:line and th
     CHECK_THROWS_AS(read_acme_trace(no_gpu_time, skip), InputError);
     // A column twice.
     const std::string twice = write_temp("h-twice.csv", std::string("job_id,gpu_num,state,submit_time,start_time,"
-                                                                     "end_time,duration,gpu_num\n"));
+                                                                    "end_time,duration,gpu_num\n"));
     CHECK_THROWS_WITH(read_helios_trace(twice, {}), Catch::Contains("h-twice.csv:1: column 'gpu_num' appears twice"));
     // Empty file, header only, every row dropped.
     CHECK_THROWS_WITH(read_helios_trace(write_temp("h-empty.csv", ""), {}),
@@ -393,22 +408,24 @@ TEST_CASE("helios/acme: header problems are input errors naming file:line and th
                       Catch::Contains("a-empty.csv: empty file, expected the acme header job_id,user,node_num"));
     CHECK_THROWS_WITH(read_helios_trace(write_temp("h-header.csv", kHeliosHeader), {}),
                       Catch::Contains("h-header.csv: no job rows"));
-    CHECK_THROWS_WITH(read_helios_trace(write_temp("h-cpu.csv", std::string(kHeliosHeader) +
-                                                                    "1,u,v,0,8,1,COMPLETED,2020-04-01 00:00:00,"
-                                                                    "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
-                                        {}),
-                      Catch::Contains("h-cpu.csv: none of the 1 rows is a job dlsim can use") &&
-                          Catch::Contains("cpu-only"));
+    CHECK_THROWS_WITH(
+        read_helios_trace(
+            write_temp("h-cpu.csv", std::string(kHeliosHeader) + "1,u,v,0,8,1,COMPLETED,2020-04-01 00:00:00,"
+                                                                 "2020-04-01 00:00:00,2020-04-01 00:01:00,60,0\n"),
+            {}),
+        Catch::Contains("h-cpu.csv: none of the 1 rows is a job dlsim can use") && Catch::Contains("cpu-only"));
     CHECK_THROWS_WITH(read_helios_trace(write_temp("h-missing-file.csv", "") + ".nope", {}),
                       Catch::Contains("cannot open file"));
 }
 
 TEST_CASE("helios/acme: columns are read by name (reordered, extra and optional columns)", "[traces]") {
     // Helios with its columns shuffled, CRLF line ends, a BOM, an unknown column and no user/vc.
-    const std::string h = write_temp(
-        "h-variant.csv", "\xEF\xBB\xBF" "duration,end_time,start_time,submit_time,state,gpu_num,job_id,comment\r\n"
-                         "60,2020-04-01 00:01:00,2020-04-01 00:00:00,2020-04-01 00:00:00,COMPLETED,4,x1,hello\r\n"
-                         "30,2020-04-01 00:10:30,2020-04-01 00:10:00,2020-04-01 00:09:00,PREEMPTED,2,x2,\r\n");
+    const std::string h =
+        write_temp("h-variant.csv",
+                   "\xEF\xBB\xBF"
+                   "duration,end_time,start_time,submit_time,state,gpu_num,job_id,comment\r\n"
+                   "60,2020-04-01 00:01:00,2020-04-01 00:00:00,2020-04-01 00:00:00,COMPLETED,4,x1,hello\r\n"
+                   "30,2020-04-01 00:10:30,2020-04-01 00:10:00,2020-04-01 00:09:00,PREEMPTED,2,x2,\r\n");
     const Trace t = read_helios_trace(h, {});
     REQUIRE(t.jobs.size() == 2);
     CHECK(t.jobs[1].id == "x2");

@@ -5,10 +5,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "traces/import/cluster_import.hpp"
 #include "models/base/input_error.hpp"
 #include "tests/support/shared_data.hpp"
 #include "tests/support/test_support.hpp"
+#include "traces/import/cluster_import.hpp"
 #include "traces/readers/trace_format.hpp"
 
 using namespace dlsim;
@@ -19,7 +19,6 @@ namespace dlsim::test::philly_tests {
 namespace {
 
 const std::string kDir = std::string(DLSIM_TEST_DATA) + "/traces/philly/";
-
 
 /// One job element of a cluster_job_log list, with `fields` spliced in verbatim before "attempts".
 std::string json_job(const std::string& fields,
@@ -55,7 +54,6 @@ void check_job(const Trace& t, std::size_t i, const std::string& id, double subm
     CHECK(j.outcome == outcome);
     CHECK(j.line == line);
 }
-
 
 }  // namespace
 
