@@ -71,11 +71,11 @@ std::string bound_text(double x) {
     return fmt::format("{}e{}", mantissa, exponent);
 }
 
-bool in_range(const ParamRange& r, double x) {
+}  // namespace
+
+bool contains(const ParamRange& r, double x) {
     return (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
 }
-
-}  // namespace
 
 std::string to_string(const ParamRange& r) {
     if (std::isinf(r.hi)) return (r.lo_open ? "> " : ">= ") + bound_text(r.lo);
@@ -157,7 +157,7 @@ Params resolve_params(const std::string& owner, const std::vector<ParamSpec>& sp
         std::string canonical = check_value(owner, *spec, value);
         if (spec->range) {
             const double x = std::stod(canonical);
-            if (!in_range(*spec->range, x)) {
+            if (!contains(*spec->range, x)) {
                 const std::string range = to_string(*spec->range);
                 throw InputError(fmt::format("{}: parameter {}: expected {}{}{}, got {}", owner, name,
                                              spec->range->noun, range[0] == '>' ? " " : " in ", range, canonical));

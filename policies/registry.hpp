@@ -35,8 +35,11 @@ struct ParamRange {
     const char* noun = "a number";  ///< what the error and `dlsim policies` call a value: "seconds", "an integer"
 };
 
-/// The range as `dlsim policies` and the errors show it: "[0, 1e9]", "[0, 1)", "(0, 1e6]", ">= 0".
+/// The range as `dlsim policies`, `dlsim run --help` and the errors show it: "[0, 1e9]", "[0, 1)", "(0, 1e6]",
+/// ">= 0".
 std::string to_string(const ParamRange& range);
+/// Whether x lies in the range.
+bool contains(const ParamRange& range, double x);
 
 struct ParamSpec {
     std::string name;

@@ -86,13 +86,6 @@ namespace {
 constexpr std::uint64_t kMaxGpus = 10'000'000;
 constexpr std::uint64_t kMaxJobs = 100'000'000;
 
-std::string show(double x) {
-    if (x == std::floor(x) && std::fabs(x) < 1e7) return fmt::format("{:.0f}", x);
-    std::string s = fmt::format("{:g}", x);
-    if (auto e = s.find("e+"); e != std::string::npos) s.erase(e + 1, 1);  // 1e+12 -> 1e12
-    return s;
-}
-
 Json window_json(const TraceTransforms& t) {
     return Json::array({t.window_start, t.window_end < 0 ? Json() : Json(t.window_end)});
 }
@@ -524,9 +517,10 @@ std::vector<std::string_view> split_choices(const char* choices) {
     return out;
 }
 
-bool in_range(const RunConfigKey& k, double x) {
-    return std::isfinite(x) && (k.min_open ? x > k.min : x >= k.min) && x <= k.max;
-}
+/// A Number key's range as the policy parameters' type, so both are checked and shown alike.
+ParamRange number_range(const RunConfigKey& k) { return {.lo = k.min, .hi = k.max, .lo_open = k.min_open}; }
+
+bool in_range(const RunConfigKey& k, double x) { return std::isfinite(x) && contains(number_range(k), x); }
 
 bool is_choice(const RunConfigKey& k, std::string_view text) {
     const auto choices = split_choices(k.choices);
@@ -604,7 +598,7 @@ std::string expected_text(const RunConfigKey& k) {
         case K::Integer:
             return fmt::format("an integer in [{}, {}]", k.imin, k.imax);
         case K::Number:
-            return fmt::format("a number in {}{}, {}]", k.min_open ? "(" : "[", show(k.min), show(k.max));
+            return "a number in " + to_string(number_range(k));
         case K::Choice: {  // "a or b", "a, b or c"
             const auto choices = split_choices(k.choices);
             std::string out;
