@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Figures and tables from dlsim results (dlsim.result/1) and sweep indexes (dlsim.sweep-index/1).
 
-  plot.py cdf   RESULT.json... -o jct_cdf.pdf          JCT CDF per run
-  plot.py load  INDEX.json -o load.pdf                 metric vs load per policy, mean and min-max over seeds
+  plot.py cdf   RESULT.json... -o jct_cdf.pdf          JCT CDF per run (log axis)
+  plot.py load  INDEX.json -o load.pdf                 metric vs load per policy, mean and a band over seeds
   plot.py util  RESULT.json -o util.png                busy GPUs by type over time
-  plot.py bars  INDEX.json -o bars.pdf --baseline fifo metric means per policy ÷ the baseline's
+  plot.py bars  INDEX.json -o bars.pdf --baseline fifo per load, metric means per policy ÷ the baseline's
   plot.py table INDEX.json -o table.md                 metric means per policy (Markdown or LaTeX)
   plot.py fairness RESULT.json... -o ftf.pdf           finish-time fairness (rho) CDF per run
   plot.py vc    RESULT.json... -o vc.pdf               mean JCT per VC (summary.by_vc), a bar per run
 
 The figure format (PNG, PDF or SVG) follows the output's extension. --data-out F.csv writes exactly
-the plotted numbers. Policies are labelled by the name in their results (config.policy) and
+the plotted numbers. Axes are labelled from dlsim's field table with units (SUMMARY_FIELDS); a caption
+line states what a band or error bar is; a figure over no jobs (null) is left out, never drawn as 0.
+Policies are labelled by the name in their results (config.policy) and
 coloured in the sorted order of the names present (in the whole sweep index, or the result files
 given), so the figures of one experiment agree; no policy list is built in. The per-type capacity
 and the measurement window come from the result (config.cluster.gpus_by_type, summary.measure).
@@ -385,17 +387,68 @@ PER_JOB = "_per_job"
 
 
 def metric_value(index, row, metric):
+    """A run's summary metric as a float, or None when the summary has null there: a figure over no jobs
+    (a mean JCT when nothing finished), which is left out of means, never taken as 0."""
     if metric.endswith(PER_JOB):
-        return metric_value(index, row, metric[: -len(PER_JOB)]) / max(1.0, metric_value(index, row, "jobs"))
-    v = flatten(row["summary"]).get(metric)
+        v = metric_value(index, row, metric[: -len(PER_JOB)])
+        return None if v is None else v / max(1.0, metric_value(index, row, "jobs") or 0.0)
+    flat = flatten(row["summary"])
+    v = flat.get(metric)
+    if v is None and metric in flat:
+        return None
     if not is_number(v):
         raise InputError(f"{index.path}: run {row['run_id']}: summary.{metric}: expected a number, "
                          f"got {json.dumps(v)}")
     return float(v)
 
 
-def stats(values):
-    return {"mean": math.fsum(values) / len(values), "min": min(values), "max": max(values), "n": len(values)}
+# Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; beyond, a Cornish-Fisher expansion
+# around the normal quantile (within 0.001 of the exact value at 31 and closer above).
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+       2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t95(dof):
+    if dof <= len(T95):
+        return T95[dof - 1]
+    z = 1.959964
+    return z + (z ** 3 + z) / (4 * dof) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * dof ** 2)
+
+
+def stats(values, band="minmax"):
+    """Mean, min, max and n of the values that exist (None: a figure over no jobs, left out; `missing`
+    counts them), and the band drawn around the mean: min-max, or the 95% confidence interval of the mean
+    (Student's t with n - 1 degrees of freedom; none for a single value). None when no value exists."""
+    have = [v for v in values if v is not None]
+    if not have:
+        return None
+    n = len(have)
+    mean = math.fsum(have) / n
+    out = {"mean": mean, "min": min(have), "max": max(have), "n": n, "missing": len(values) - n}
+    if band == "ci":
+        if n > 1:
+            sd = math.sqrt(math.fsum((v - mean) ** 2 for v in have) / (n - 1))
+            half = t95(n - 1) * sd / math.sqrt(n)
+        else:
+            half = 0.0
+        out["low"], out["high"] = mean - half, mean + half
+    else:
+        out["low"], out["high"] = out["min"], out["max"]
+    return out
+
+
+def band_caption(counts, band, what):
+    """The caption line that says what a point and its band are: "mean over 3 seeds, band = min–max"."""
+    ns = sorted(set(counts))
+    n = str(ns[0]) if len(ns) == 1 else f"{ns[0]}–{ns[-1]}"
+    over = f"mean over {n} {what}"
+    if band == "none":
+        return over
+    return over + (", band = min–max" if band == "minmax" else ", band = 95% CI of the mean (Student's t)")
+
+
+def missing_note(missing):
+    return f"; {missing} runs with no finished job left out" if missing else ""
 
 
 # ---------------------------------------------------------------- output
@@ -430,7 +483,7 @@ def write_csv(path, header, rows):
             w = csv.writer(f, lineterminator="\n")
             w.writerow(header)
             for row in rows:
-                w.writerow([num_text(v) for v in row])
+                w.writerow(["" if v is None else num_text(v) for v in row])  # None: no figure (null)
     except OSError as e:
         raise InputError(f"--data-out {path}: cannot write ({e.strerror})")
 
@@ -456,6 +509,24 @@ def figure(plt, args, ncols=1, default=(4.8, 3.4)):
     return fig, list(axes[0])
 
 
+def shared_legend(fig, axes, title=None):
+    """One legend for every panel, outside them on the right (the panels share their series)."""
+    handles, labels = axes[0].get_legend_handles_labels()
+    for ax in axes[1:]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    if handles:
+        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False, fontsize=8,
+                   title=title, title_fontsize=8)
+
+
+def caption(fig, text):
+    """A caption line under the panels saying what the marks are (bbox_inches="tight" keeps it in)."""
+    fig.text(0.5, 0.0, text, ha="center", va="top", fontsize=8, style="italic")
+
+
 def save(fig, plt, args):
     fmt = output_format(args.out)
     # No creation dates in the file: the same inputs give the same bytes.
@@ -465,7 +536,7 @@ def save(fig, plt, args):
     fig.tight_layout()
     make_parent(args.out)
     try:
-        fig.savefig(args.out, format=fmt, dpi=150, metadata=metadata, bbox_inches="tight")
+        fig.savefig(args.out, format=fmt, dpi=args.dpi, metadata=metadata, bbox_inches="tight")
     except OSError as e:
         raise InputError(f"-o {args.out}: cannot write ({e.strerror})")
     plt.close(fig)
@@ -600,17 +671,21 @@ def plot_cdfs(args, runs, xlabel, column, marker_at=None):
         ax.axvline(marker_at, color="black", linestyle=":", linewidth=1)
     if args.logx:
         ax.set_xscale("log")
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(xlabel + (", log scale" if args.logx else ""))
     ax.set_ylabel("fraction of jobs")
     ax.set_ylim(0, 1.02)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.grid(True, alpha=0.3, which="both" if args.logx else "major")
+    ax.legend(fontsize=8)
     save(fig, plt, args)
     write_csv(args.data_out, ["series", "policy", column, "cdf"], rows)
 
 
 def cmd_cdf(args):
     fmt_check(args)
+    # JCTs span decades (minutes to weeks): a log axis by default, so the short jobs are not crushed at 0.
+    if args.linear and args.logx:
+        raise InputError("--linear and --logx: choose one (the JCT axis is log-scaled by default)")
+    args.logx = not args.linear
     plot_cdfs(args, job_value_runs(args, "jct", HOUR, "CDF"), "JCT (h)", "jct_hours")
 
 
@@ -722,24 +797,38 @@ def cmd_load(args):
 
     plt = pyplot()
     fig, axes = figure(plt, args, ncols=len(metrics))
-    out = []
+    out, counts, missing, empty = [], [], 0, []
     for ax, metric in zip(axes, metrics):
         scale = metric_scale(metric)
         for s in series_vals:
             colour, label = series_style(args.series, s)
-            pts = []
+            pts, holes = [], []
             for xv in xs_all:
                 g = groups.get(group_key(s, xv))
-                if g:
-                    st = stats([metric_value(index, r, metric) * scale for r in g])
-                    pts.append((xv, st))
-                    out.append((s, xv, metric, metric_unit(metric), st["mean"], st["min"], st["max"], st["n"]))
+                if not g:
+                    continue
+                vals = [metric_value(index, r, metric) for r in g]
+                st = stats([v * scale if v is not None else None for v in vals], args.band)
+                missing += vals.count(None)
+                if st is None:  # no run of the point has the figure: a cross on the x axis, and said so below
+                    empty.append(f"{metric} {label} at {value_text(xv)}")
+                    holes.append(xv if numeric_x else xs_all.index(xv))
+                    out.append((s, xv, metric, metric_unit(metric), None, None, None, None, None, 0))
+                    continue
+                counts.append(st["n"])
+                pts.append((xv, st))
+                out.append((s, xv, metric, metric_unit(metric), st["mean"], st["min"], st["max"], st["low"],
+                            st["high"], st["n"]))
+            if holes:
+                ax.plot(holes, [0.0] * len(holes), linestyle="none", marker="x", markersize=7, color=colour,
+                        clip_on=False, transform=ax.get_xaxis_transform())
             if not pts:
                 continue
             pos = [p[0] if numeric_x else xs_all.index(p[0]) for p in pts]
             ax.plot(pos, [p[1]["mean"] for p in pts], marker="o", markersize=4, color=colour, label=label)
-            ax.fill_between(pos, [p[1]["min"] for p in pts], [p[1]["max"] for p in pts], color=colour,
-                            alpha=0.18, linewidth=0)
+            if args.band != "none":
+                ax.fill_between(pos, [p[1]["low"] for p in pts], [p[1]["high"] for p in pts], color=colour,
+                                alpha=0.18, linewidth=0)
         if not numeric_x:
             ax.set_xticks(range(len(xs_all)))
             ax.set_xticklabels([value_text(v) for v in xs_all])
@@ -750,9 +839,16 @@ def cmd_load(args):
         ax.set_xlabel(param_title(x))
         ax.set_ylabel(metric_title(metric))
         ax.grid(True, alpha=0.3)
-    axes[0].legend(fontsize=7)
+    if empty:
+        print(f"{args.prog}: warning: no run has a value (null: no finished job) for {'; '.join(empty)}: "
+              f"no point drawn", file=sys.stderr)
+    what = "seeds" if "seed" in index.parameters else "runs"
+    shared_legend(fig, axes)
+    note = missing_note(missing) + ("; × on the x axis = no run with a finished job" if empty else "")
+    caption(fig, band_caption(counts or [0], args.band, what) + note)
     save(fig, plt, args)
-    write_csv(args.data_out, ["series", "x", "metric", "unit", "mean", "min", "max", "n"], out)
+    write_csv(args.data_out, ["series", "x", "metric", "unit", "mean", "min", "max", "band_low", "band_high", "n"],
+              out)
 
 
 # ---------------------------------------------------------------- util
@@ -832,51 +928,90 @@ def cmd_util(args):
 
 # ---------------------------------------------------------------- bars
 
-def policy_means(index, rows, metrics):
-    by = {}
-    for r in rows:
-        by.setdefault(index.value(r, "policy"), []).append(r)
-    policies = sorted(by, key=policy_key)
-    return policies, {(p, m): stats([metric_value(index, r, m) for r in by[p]]) for p in policies for m in metrics}
-
-
 def cmd_bars(args):
+    """Per value of --x (the load), one group of bars per metric: each policy's mean ÷ the baseline's mean
+    at that load, with an error bar (the band of the policy's runs ÷ the baseline's mean)."""
     fmt_check(args)
     index = Index(args.index)
-    rows = select(index, parse_where(args.where), args.prog)
+    wheres = parse_where(args.where)
+    rows = select(index, wheres, args.prog)
     metrics = parse_metrics(args.metrics, index, rows)
-    policies, means = policy_means(index, rows, metrics)
+    if args.x is not None:
+        index.check_key(args.x, "--x")
+    # The load: --x, else the first swept parameter other than seed and policy with several values here.
+    x = args.x
+    if x is None:
+        x = next((p for p in index.parameters if p not in ("seed", "policy")
+                  and len({json.dumps(index.value(r, p), sort_keys=True) for r in rows}) > 1), None)
+    warn_averaged(index, rows, {x, "policy"} | {k for k, _ in wheres}, args.prog)
+    loads = sorted(distinct(index.value(r, x) for r in rows), key=value_key) if x else [None]
+    by = {}
+    for r in rows:
+        by.setdefault(group_key(index.value(r, "policy"), index.value(r, x) if x else None), []).append(r)
+    policies = sorted({index.value(r, "policy") for r in rows}, key=policy_key)
     assign_policy_colours(index.policies(rows))
     if args.baseline not in policies:
         raise InputError(f"--baseline '{args.baseline}': no finished runs of that policy in the selection "
                          f"(policies: {', '.join(map(str, policies))})")
-    out = []
-    for p in policies:
+
+    out, counts, missing, no_ratio = [], [], 0, []
+    bars = {}  # (policy, load, metric) -> (ratio, low, high)
+    for load in loads:
         for m in metrics:
-            mean, base = means[(p, m)]["mean"], means[(args.baseline, m)]["mean"]
-            ratio = mean / base if base != 0 else float("nan")
-            out.append((p, m, mean, base, ratio, means[(p, m)]["n"]))
-    if any(base == 0 for _, _, _, base, _, _ in out):
-        zero = sorted({m for _, m, _, base, _, _ in out if base == 0})
-        print(f"{args.prog}: warning: baseline mean is 0 for {', '.join(zero)}; no ratio drawn", file=sys.stderr)
+            base_rows = by.get(group_key(args.baseline, load), [])
+            base = stats([metric_value(index, r, m) for r in base_rows], args.band)
+            for p in policies:
+                rs = by.get(group_key(p, load), [])
+                if not rs:
+                    continue
+                vals = [metric_value(index, r, m) for r in rs]
+                missing += vals.count(None)
+                st = stats(vals, args.band)
+                if st is None or base is None or base["mean"] == 0:
+                    no_ratio.append(f"{m} {p}" + (f" at {x}={value_text(load)}" if x else ""))
+                    out.append((p, load, m, st and st["mean"], base and base["mean"], None, None, None,
+                                st["n"] if st else 0))
+                    continue
+                counts.append(st["n"])
+                ratio = (st["mean"] / base["mean"], st["low"] / base["mean"], st["high"] / base["mean"])
+                bars[(p, json.dumps(load), m)] = ratio
+                out.append((p, load, m, st["mean"], base["mean"], *ratio, st["n"]))
+    if no_ratio:
+        print(f"{args.prog}: warning: no ratio (a null figure, or a baseline mean of 0) for {'; '.join(no_ratio)}; "
+              f"no bar drawn", file=sys.stderr)
 
     plt = pyplot()
-    fig, (ax,) = figure(plt, args, default=(max(4.8, 1.3 * len(metrics) * max(1, len(policies)) / 2 + 2), 3.4))
+    per_panel = len(policies) * len(loads)
+    fig, axes = figure(plt, args, ncols=len(metrics), default=(max(3.2, 0.22 * per_panel + 1.6), 3.2))
     width = 0.8 / len(policies)
-    for k, p in enumerate(policies):
-        pos = [i - 0.4 + width * (k + 0.5) for i in range(len(metrics))]
-        vals = [means[(p, m)]["mean"] / means[(args.baseline, m)]["mean"]
-                if means[(args.baseline, m)]["mean"] != 0 else 0.0 for m in metrics]
-        bars = ax.bar(pos, vals, width * 0.95, color=policy_colour(p), label=policy_label(p))
-        ax.bar_label(bars, labels=[f"{v:.2f}" for v in vals], fontsize=6, padding=1)
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
-    ax.set_xticks(range(len(metrics)))
-    ax.set_xticklabels(metrics)
-    ax.set_ylabel(f"relative to {policy_label(args.baseline)} (mean)")
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=7)
+    for ax, m in zip(axes, metrics):
+        for k, p in enumerate(policies):
+            pos, vals, errs = [], [], [[], []]
+            for i, load in enumerate(loads):
+                b = bars.get((p, json.dumps(load), m))
+                if b is None:
+                    continue
+                pos.append(i - 0.4 + width * (k + 0.5))
+                vals.append(b[0])
+                errs[0].append(b[0] - b[1])
+                errs[1].append(b[2] - b[0])
+            ax.bar(pos, vals, width * 0.95, color=policy_colour(p), label=policy_label(p),
+                   yerr=errs if args.band != "none" else None, error_kw={"elinewidth": 0.8, "capsize": 1.5})
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+        ax.set_xticks(range(len(loads)))
+        ax.set_xticklabels([value_text(v) for v in loads] if x else [""])
+        if x:
+            ax.set_xlabel(param_title(x))
+        ax.set_title(metric_name(m), fontsize=9)
+        ax.set_ylabel(f"÷ {policy_label(args.baseline)}'s mean")
+        ax.grid(True, axis="y", alpha=0.3)
+    what = "seeds" if "seed" in index.parameters else "runs"
+    shared_legend(fig, axes)
+    caption(fig, band_caption(counts or [0], args.band, what).replace("band =", "error bar =")
+            + f", relative to {policy_label(args.baseline)}'s mean" + missing_note(missing))
     save(fig, plt, args)
-    write_csv(args.data_out, ["policy", "metric", "mean", "baseline_mean", "ratio", "n"], out)
+    write_csv(args.data_out, ["policy", "x", "metric", "mean", "baseline_mean", "ratio", "ratio_low", "ratio_high",
+                              "n"], out)
 
 
 # ---------------------------------------------------------------- table
@@ -932,11 +1067,13 @@ def cmd_table(args):
     header = ["policy"] + ([args.by] if args.by else []) + ["runs"] + [metric_title(m) for m in metrics]
     data, shown = [], []
     for (policy, byv), rs in ordered:
-        means = [math.fsum(metric_value(index, r, m) for r in rs) / len(rs) * metric_scale(m) for m in metrics]
+        # A run whose figure is null (no finished job) is left out of the mean; none left: n/a (empty in CSV).
+        sts = [stats([metric_value(index, r, m) for r in rs]) for m in metrics]
+        means = [st["mean"] * metric_scale(m) if st else None for st, m in zip(sts, metrics)]
         lead = [policy] + ([byv] if args.by else []) + [len(rs)]
         data.append(lead + means)
         shown.append([policy_label(policy)] + ([value_text(byv)] if args.by else []) + [str(len(rs))]
-                     + [fmt_cell(v) for v in means])
+                     + [fmt_cell(v) if v is not None else "n/a" for v in means])
     nlead = 2 if args.by else 1
     if fmt == "md":
         lines = ["| " + " | ".join(header) + " |",
@@ -998,6 +1135,13 @@ def build_parser():
         p.add_argument("--data-out", metavar="F.csv", help=data_out_help)
         p.add_argument("--title", help="figure title (default: none, as papers set captions)")
         p.add_argument("--size", type=parse_size, metavar="WxH", help="figure size in inches, e.g. 6x3.5")
+        p.add_argument("--dpi", type=int, default=150, help="PNG resolution, dots per inch (default 150)")
+
+    def band_option(p):
+        p.add_argument("--band", choices=["minmax", "ci", "none"], default="minmax",
+                       help="what the band (or error bar) around each mean shows: the min-max over the runs "
+                            "averaged (the seeds), their mean's 95%% confidence interval (Student's t), or "
+                            "nothing (default minmax); a caption line under the figure says which")
 
     def where_option(p):
         p.add_argument("--where", action="append", metavar="KEY=VALUE",
@@ -1011,10 +1155,14 @@ def build_parser():
                                                              "(those matching --where)")
         where_option(p)
 
-    def cdf_options(p, axis, column):
+    def cdf_options(p, axis, column, log_default=False):
         """What every per-job CDF command takes: results with job records, a log axis, the window, a figure."""
         result_inputs(p, "dlsim run results (with job records)")
-        p.add_argument("--logx", action="store_true", help=f"log-scale {axis} axis")
+        if log_default:
+            p.add_argument("--linear", action="store_true", help=f"linear {axis} axis (default: log scale)")
+            p.add_argument("--logx", action="store_true", help=f"log-scale {axis} axis (the default)")
+        else:
+            p.add_argument("--logx", action="store_true", help=f"log-scale {axis} axis")
         p.add_argument("--all-jobs", action="store_true", help="every finished job, not only those in the run's "
                                                               "measurement window (--measure-jobs/--measure-time)")
         figure_options(p, f"write the plotted points as CSV: series,policy,{column},cdf")
@@ -1023,8 +1171,8 @@ def build_parser():
                        description="Empirical CDF of the job completion time of each run's finished jobs in "
                                    "its measurement window (as its summary's JCT figures), in hours. Runs are "
                                    "labelled by policy, plus the config values that tell apart runs of the "
-                                   "same policy.")
-    cdf_options(p, "JCT", "jct_hours")
+                                   "same policy. The JCT axis is log-scaled unless --linear is given.")
+    cdf_options(p, "JCT", "jct_hours", log_default=True)
     p.set_defaults(func=cmd_cdf)
 
     p = sub.add_parser("fairness", help="finish-time fairness CDF per run",
@@ -1045,11 +1193,14 @@ def build_parser():
     figure_options(p, "write the plotted numbers as CSV: series,policy,vc,avg_jct_hours|jobs,jobs")
     p.set_defaults(func=cmd_vc)
 
-    p = sub.add_parser("load", help="metrics vs load per policy (mean and min-max over seeds)",
-                       description="Each metric against a swept parameter, one line per series: the mean over "
-                                   "the remaining parameters (the seeds) with markers, and a min-max band. "
-                                   "JCT, queueing delay and makespan are shown in hours. Only runs with "
-                                   "status done are used.")
+    p = sub.add_parser("load", help="metrics vs load per policy (mean and a band over seeds)",
+                       description="Each metric against a swept parameter, one panel per metric and one line "
+                                   "per series: the mean over the remaining parameters (the seeds) with markers, "
+                                   "and a band (--band: min-max or a 95% confidence interval), stated in a "
+                                   "caption line; one legend outside the panels. Axes are labelled from dlsim's "
+                                   "field table with units (times in hours, shares in %). Only runs with status "
+                                   "done are used; a run whose figure is null (no finished job) is left out of "
+                                   "its point, and a point no run has is not drawn (a warning names it).")
     p.add_argument("index", metavar="INDEX.json", help="sweep index (dlsim sweep writes DIR/index.json)")
     p.add_argument("--x", metavar="PARAM", help="swept parameter on the x axis (default: the first numeric "
                                                 "swept parameter other than seed)")
@@ -1058,8 +1209,10 @@ def build_parser():
     p.add_argument("--series", default="policy", metavar="PARAM", help="one line per value of this parameter "
                                                                        "(default: policy)")
     p.add_argument("--logx", action="store_true", help="log-scale x axis")
+    band_option(p)
     where_option(p)
-    figure_options(p, "write the plotted numbers as CSV: series,x,metric,unit,mean,min,max,n (unit h: hours)")
+    figure_options(p, "write the plotted numbers as CSV: series,x,metric,unit,mean,min,max,band_low,band_high,n "
+                      "(in the axis unit: h, %%, ...; empty where no run has the figure)")
     p.set_defaults(func=cmd_load)
 
     p = sub.add_parser("util", help="busy GPUs by type over time",
@@ -1070,16 +1223,25 @@ def build_parser():
     figure_options(p, "write the plotted numbers as CSV: time_hours,<type>...,cluster_gpus[,capacity.<type>...]")
     p.set_defaults(func=cmd_util)
 
-    p = sub.add_parser("bars", help="metrics per policy relative to a baseline policy",
-                       description="For each policy, the mean of each metric over the matching finished runs, "
-                                   "divided by the baseline policy's mean; grouped bars with a line at 1.")
+    p = sub.add_parser("bars", help="metrics per policy and load relative to a baseline policy",
+                       description="One panel per metric; in it, for each load (each value of --x) a group of "
+                                   "bars, one per policy: its mean over the matching finished runs (the seeds) "
+                                   "divided by the baseline policy's mean at the same load, with an error bar "
+                                   "(--band: the min-max or the 95% confidence interval of its runs, divided "
+                                   "by the same mean), stated in a caption line; a line at 1 and one legend "
+                                   "outside the panels. Loads are never pooled. A null figure (no finished "
+                                   "job) is left out of its mean.")
     p.add_argument("index", metavar="INDEX.json", help="sweep index")
     p.add_argument("--baseline", required=True, metavar="POLICY", help="policy whose means are 1.0, e.g. fifo")
     p.add_argument("--metrics", default="avg_jct,p99_jct,makespan,gpu_utilization",
                    help="comma-separated summary metrics (default: avg_jct,p99_jct,makespan,gpu_utilization)")
+    p.add_argument("--x", metavar="PARAM", help="one group of bars per value of this parameter (default: the first "
+                                                "swept parameter other than seed and policy with several values "
+                                                "in the selection; none: one group)")
+    band_option(p)
     where_option(p)
-    figure_options(p, "write the plotted numbers as CSV: policy,metric,mean,baseline_mean,ratio,n "
-                      "(means in the summary's units)")
+    figure_options(p, "write the plotted numbers as CSV: policy,x,metric,mean,baseline_mean,ratio,ratio_low,"
+                      "ratio_high,n (means in the summary's units; empty where there is no ratio)")
     p.set_defaults(func=cmd_bars)
 
     p = sub.add_parser("table", help="table of metric means per policy (Markdown or LaTeX)",
