@@ -728,7 +728,7 @@ def cmd_vc(args):
     scale = HOUR if args.metric == "avg_jct" else 1.0
 
     plt = pyplot()
-    fig, (ax,) = figure(plt, args, default=(max(4.8, 0.5 * len(vcs) * max(1, len(runs)) + 1.5), 3.4))
+    fig, (ax,) = figure(plt, args, default=(min(12.0, max(4.8, 0.2 * len(vcs) * max(1, len(runs)) + 1.5)), 3.4))
     width = 0.8 / len(runs)
     rows = []
     hatches = ["", "//", "..", "xx"]
@@ -748,7 +748,7 @@ def cmd_vc(args):
     ax.set_xlabel("virtual cluster")
     ax.set_ylabel("mean JCT (h)" if args.metric == "avg_jct" else "finished jobs")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     save(fig, plt, args)
     write_csv(args.data_out, ["series", "policy", "vc", "avg_jct_hours" if args.metric == "avg_jct" else "jobs",
                               "jobs"], rows)
@@ -834,6 +834,9 @@ def cmd_load(args):
             ax.set_xticklabels([value_text(v) for v in xs_all])
         elif args.logx:
             ax.set_xscale("log")
+            ax.set_xticks(xs_all)
+            ax.set_xticklabels([value_text(v) for v in xs_all])
+        elif len(xs_all) <= 12:  # a tick at each value swept, not between them
             ax.set_xticks(xs_all)
             ax.set_xticklabels([value_text(v) for v in xs_all])
         ax.set_xlabel(param_title(x))
