@@ -62,7 +62,7 @@ TEST_CASE("engine: a preempted job's old completion event is dropped (lazy cance
     CHECK(finish_s(o, 0) == 13);
 }
 
-TEST_CASE("engine: invalid decisions are internal errors naming the job", "[engine]") {
+TEST_CASE("engine: invalid decisions are InvalidDecisions naming the job and the rule", "[engine]") {
     EngineFixture f(1, 2, "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,0,1,10\n");
     SECTION("more GPUs than free") {
         ScriptedPolicy p([](const ClusterView&, const Changes& c, Decisions& out) {
@@ -96,10 +96,37 @@ TEST_CASE("engine: invalid decisions are internal errors naming the job", "[engi
         Simulator sim(f.in.cluster, f.rates, f.jobs, p, f.placer, {});
         CHECK_THROWS_WITH(sim.run(), Catch::Contains("started job 1 which is not queued"));
     }
-    SECTION("a timer in the past") {
+    // A timer at or before now is the policy's mistake (an InvalidDecision naming no job), not a broken
+    // invariant of the engine.
+    SECTION("a timer now") {
         ScriptedPolicy p([](const ClusterView& v, const Changes&, Decisions& out) { out.next_call = v.now(); });
         Simulator sim(f.in.cluster, f.rates, f.jobs, p, f.placer, {});
-        CHECK_THROWS_AS(sim.run(), InternalError);
+        try {
+            sim.run();
+            FAIL("no error");
+        } catch (const InvalidDecision& e) {
+            CHECK(std::string(e.what()) ==
+                  "invalid decision: policy asked to be called at 0 us, not after now at 0 us");
+            CHECK(e.job() == InvalidDecision::kNoJob);
+        }
+    }
+    SECTION("a timer in the past") {
+        ScriptedPolicy p([](const ClusterView& v, const Changes& c, Decisions& out) {
+            if (!c.arrived.empty()) {
+                out.start(0, 0, 2);
+                out.next_call = 4'000'000;
+            } else if (c.timer) {
+                out.next_call = v.now() - 1;
+            }
+        });
+        Simulator sim(f.in.cluster, f.rates, f.jobs, p, f.placer, {});
+        try {
+            sim.run();
+            FAIL("no error");
+        } catch (const InvalidDecision& e) {
+            CHECK(std::string(e.what()) ==
+                  "invalid decision: policy asked to be called at 3999999 us, not after now at 4000000 us");
+        }
     }
 }
 
