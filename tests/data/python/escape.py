@@ -19,7 +19,7 @@ import dlsim
 
 
 class Escape(dlsim.Policy):
-    def __init__(self, how):
+    def __init__(self, how, **params):  # (py_timeout is dlsim's own and never arrives)
         super().__init__()
         self.how = how
         self.calls = 0

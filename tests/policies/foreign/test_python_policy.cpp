@@ -293,9 +293,7 @@ TEST_CASE("python: a policy that exits, kills its process or never returns is ex
         {"abort", file + ":40: tried to end dlsim's process: it called os.abort()" + stops},
         {"raise_signal",
          file + ":44: tried to end dlsim's process: it called signal.raise_signal(<Signals.SIGTERM: 15>)" + stops},
-        {"loop", file + ":47: call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout); it was "
-                        "interrupted\n"},
-        {"sleep", file + ":50: call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout); it was "
+        {"sleep", file + ":49: call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout); it was "
                          "interrupted\n"},
         {"stubborn",
          "call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout), nor 1 s after it was "
@@ -314,6 +312,16 @@ TEST_CASE("python: a policy that exits, kills its process or never returns is ex
             CHECK(r.err == owner + c.message);
             CHECK_FALSE(std::filesystem::exists(out));
         }
+    }
+    SECTION("loop") {  // interrupted at the loop's test or its body
+        std::filesystem::remove(out);
+        const CliResult r = run_cli(
+            fmt::format("run --policy py:{}:Escape --param how=loop --param py_timeout=0.3 --out {}", file, out));
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith(owner + file + ":4"));
+        CHECK_THAT(r.err, Catch::EndsWith(": call 2 (at 982012 us) did not return within 0.3 s (parameter "
+                                          "py_timeout); it was interrupted\n"));
+        CHECK_FALSE(std::filesystem::exists(out));
     }
     SECTION("sigterm") {  // the pid differs from run to run
         std::filesystem::remove(out);
