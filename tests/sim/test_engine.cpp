@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+
 using namespace dlsim;
 using namespace dlsim::test;
 
@@ -128,6 +130,73 @@ TEST_CASE("engine: invalid decisions are InvalidDecisions naming the job and the
                   "invalid decision: policy asked to be called at 3999999 us, not after now at 4000000 us");
         }
     }
+}
+
+// Random answers (any action on any job index, type, GPU count and placement; any timer) over a small
+// cluster with an elastic job: each is applied or refused as an InvalidDecision, never reported as a broken
+// invariant of the engine (a plain InternalError, exit 1) nor a crash.
+TEST_CASE("engine: any answer is applied or refused as an invalid decision, never a broken invariant", "[engine]") {
+    EngineFixture f(2, 2, "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,0,1,5\nc,1,1,7\nd,2,3,4\n");
+    f.jobs.jobs[1].min_gpus = 1;
+    f.jobs.jobs[1].max_gpus = 4;
+    int refused = 0, completed = 0;
+    for (std::uint64_t seed = 1; seed <= 3000; ++seed) {
+        std::mt19937_64 rng(seed);
+        auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+        int calls = 0;
+        const int random_calls = std::uniform_int_distribution<int>(0, 6)(rng);
+        ScriptedPolicy p([&](const ClusterView& v, const Changes&, Decisions& out) {
+            if (++calls > random_calls) {  // then a fifo that finishes the run
+                for (JobIdx j = 0; j < 4; ++j) {
+                    const JobInfo& job = v.job(j);
+                    if (job.state == JobState::Queued && v.free_gpus(0) >= job.num_gpus) out.start(j, 0, job.num_gpus);
+                    if (job.state == JobState::Queued || job.state == JobState::Pending)
+                        out.next_call = v.now() + 1'000'000;  // until every job has run
+                }
+                return;
+            }
+            // Mostly plausible answers, so that runs also go on past them: a job of the trace, its own gang.
+            for (int k = pick(0, 2); k > 0; --k) {
+                const auto j = static_cast<JobIdx>(pick(0, 9) == 0 ? 4 : pick(0, 3));
+                const auto t = static_cast<GpuTypeIdx>(pick(0, 7) == 0 ? 1 : 0);
+                const int n = j < 4 && pick(0, 3) != 0 ? v.job(j).num_gpus + pick(0, 1) : pick(-1, 5);
+                std::vector<NodeShare> nodes;
+                if (pick(0, 4) == 0)
+                    for (int m = pick(1, 2); m > 0; --m)
+                        nodes.push_back({static_cast<NodeIdx>(pick(0, 2)), pick(0, 3), pick(0, 3) ? kWholeGpu : 500});
+                switch (pick(0, 4)) {
+                    case 0:
+                        out.start(j, t, n, nodes);
+                        break;
+                    case 1:
+                        out.preempt(j);
+                        break;
+                    case 2:
+                        out.resize(j, n);
+                        break;
+                    case 3:
+                        out.migrate(j, t, nodes);
+                        break;
+                    case 4:
+                        out.pack(j, static_cast<JobIdx>(pick(0, 4)));
+                        break;
+                }
+            }
+            if (pick(0, 3) == 0) out.next_call = v.now() + (pick(0, 3) == 0 ? pick(-2, 0) : pick(1, 3)) * 1'000'000;
+        });
+        Simulator sim(f.in.cluster, f.rates, f.jobs, p, f.placer, {});
+        try {
+            sim.run();
+            ++completed;
+        } catch (const InvalidDecision&) {
+            ++refused;
+        } catch (const InternalError& e) {
+            FAIL("seed " << seed << ": " << e.what());
+        }
+    }
+    INFO(refused << " refused, " << completed << " completed");
+    CHECK(refused > 300);
+    CHECK(completed > 300);
 }
 
 TEST_CASE("engine: the end-of-run audit catches a policy that leaves jobs queued", "[engine]") {
