@@ -1,6 +1,8 @@
 // The engine's contract with policies: one call per instant, timers, lazy cancellation, and
 // always-on checks of every decision and of the end state.
 #include "models/base/input_error.hpp"
+#include "sim/app/resolved_run.hpp"
+#include "sim/app/run.hpp"
 #include "tests/support/engine_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -197,6 +199,51 @@ TEST_CASE("engine: any answer is applied or refused as an invalid decision, neve
     INFO(refused << " refused, " << completed << " completed");
     CHECK(refused > 300);
     CHECK(completed > 300);
+}
+
+// The run names the policy, the rule (with the time) and the job by its trace id; whose mistake it is decides
+// the exit code: code written outside dlsim (py:, exec:) gets an InputError (exit 2), a built-in an
+// InternalError (exit 1). A scripted policy stands in for both, under the name of the run's policy.
+TEST_CASE("run: an invalid decision names the policy, the rule and the job; exit 2 for foreign code", "[engine]") {
+    const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 2), kUnusedProfile,
+                                          "job_id,submit_time,num_gpus,duration\na,0,2,10\nb,3,1,10\n");
+    RunConfig c;
+    c.policy = "fifo";
+    ResolvedRun run = resolve(c);
+    auto with_policy = [&](ScriptedPolicy::Script script, bool external) {
+        auto entry = std::make_shared<RegistryEntry<Policy>>(*run.policy.entry);
+        entry->make = [script](const Params&, const MakeContext&) {
+            return std::unique_ptr<Policy>(std::make_unique<ScriptedPolicy>(script));
+        };
+        ResolvedRun r = run;
+        r.policy = PolicySource{entry, external};
+        return r;
+    };
+    const ScriptedPolicy::Script start_twice = [](const ClusterView& v, const Changes&, Decisions& out) {
+        if (v.now() == 0) out.start(0, 0, 2);
+        if (v.now() == s(3)) out.start(0, 0, 2);
+    };
+    const ScriptedPolicy::Script timer_now = [](const ClusterView& v, const Changes&, Decisions& out) {
+        out.next_call = v.now();
+    };
+    const std::string twice =
+        "policy fifo: invalid decision: policy started job 0 which is not queued at 3000000 us (job 'a' (index 0, ";
+    const std::string timer = "policy fifo: invalid decision: policy asked to be called at 0 us, not after now at 0 us";
+    for (const bool external : {false, true}) {
+        INFO((external ? "foreign" : "built-in"));
+        for (const auto& [script, message] : {std::pair{start_twice, twice}, std::pair{timer_now, timer}}) {
+            try {
+                simulate(in, with_policy(script, external));
+                FAIL("no error");
+            } catch (const InputError& e) {
+                CHECK(external);
+                CHECK_THAT(e.what(), Catch::StartsWith(message));
+            } catch (const InternalError& e) {
+                CHECK_FALSE(external);
+                CHECK_THAT(e.what(), Catch::StartsWith(message));
+            }
+        }
+    }
 }
 
 TEST_CASE("engine: the end-of-run audit catches a policy that leaves jobs queued", "[engine]") {
