@@ -59,7 +59,7 @@ std::atomic<bool> main_call_expired{false};
 /// through which a policy could end dlsim's process replaced by ones that raise. (A policy can still end
 /// it by means no Python function guards: ctypes, or another process's SIGKILL; docs in PYTHON_API.md.)
 constexpr const char* kContainment = R"py(
-import os, posix, signal
+import os, posix, signal, time
 
 class _ProcessExit(BaseException):
     """A policy tried to end or signal dlsim's own process."""
@@ -108,6 +108,16 @@ def _contain():
                 return real[name](path, *args)
             refuse(f"called os.{name}({path!r}, ...), which would replace dlsim's process")
         return guarded
+    real_sleep, monotonic = time.sleep, time.monotonic
+    def sleep(seconds):
+        # In slices: an asynchronous exception (a call past its limit on a thread other than the main
+        # one) is raised between Python instructions, never inside one long sleep.
+        if not seconds > 0.05:
+            return real_sleep(seconds)
+        end = monotonic() + seconds
+        while (left := end - monotonic()) > 0:
+            real_sleep(min(left, 0.05))
+    time.sleep = sleep
     for module in (os, posix):
         module._exit, module.abort, module.kill, module.killpg = _exit, abort, kill, killpg
         module.execv, module.execve = exec_guard("execv"), exec_guard("execve")

@@ -10,6 +10,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 using namespace dlsim;
 using namespace dlsim::test;
 
@@ -288,12 +290,12 @@ TEST_CASE("python: a policy that exits, kills its process or never returns is ex
     const std::string stops = "; a policy returns its decisions, and the run stops without a result\n";
     const std::vector<Case> cases = {
         {"sys_exit",
-         file + ":36: tried to end dlsim's process: it raised SystemExit(0) (sys.exit, exit or quit)" + stops},
-        {"os_exit", file + ":38: tried to end dlsim's process: it called os._exit(0)" + stops},
-        {"abort", file + ":40: tried to end dlsim's process: it called os.abort()" + stops},
+         file + ":23: tried to end dlsim's process: it raised SystemExit(0) (sys.exit, exit or quit)" + stops},
+        {"os_exit", file + ":25: tried to end dlsim's process: it called os._exit(0)" + stops},
+        {"abort", file + ":27: tried to end dlsim's process: it called os.abort()" + stops},
         {"raise_signal",
-         file + ":44: tried to end dlsim's process: it called signal.raise_signal(<Signals.SIGTERM: 15>)" + stops},
-        {"sleep", file + ":49: call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout); it was "
+         file + ":31: tried to end dlsim's process: it called signal.raise_signal(<Signals.SIGTERM: 15>)" + stops},
+        {"sleep", file + ":36: call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout); it was "
                          "interrupted\n"},
         {"stubborn",
          "call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout), nor 1 s after it was "
@@ -318,7 +320,7 @@ TEST_CASE("python: a policy that exits, kills its process or never returns is ex
         const CliResult r = run_cli(
             fmt::format("run --policy py:{}:Escape --param how=loop --param py_timeout=0.3 --out {}", file, out));
         CHECK(r.exit_code == 2);
-        CHECK_THAT(r.err, Catch::StartsWith(owner + file + ":4"));
+        CHECK_THAT(r.err, Catch::StartsWith(owner + file + ":3"));
         CHECK_THAT(r.err, Catch::EndsWith(": call 2 (at 982012 us) did not return within 0.3 s (parameter "
                                           "py_timeout); it was interrupted\n"));
         CHECK_FALSE(std::filesystem::exists(out));
@@ -327,7 +329,7 @@ TEST_CASE("python: a policy that exits, kills its process or never returns is ex
         std::filesystem::remove(out);
         const CliResult r = run_cli(fmt::format("run --policy py:{}:Escape --param how=sigterm --out {}", file, out));
         CHECK(r.exit_code == 2);
-        CHECK_THAT(r.err, Catch::StartsWith(owner + file + ":42: tried to end dlsim's process: it called os.kill("));
+        CHECK_THAT(r.err, Catch::StartsWith(owner + file + ":29: tried to end dlsim's process: it called os.kill("));
         CHECK_THAT(r.err, Catch::EndsWith(", <Signals.SIGTERM: 15>) on dlsim's own process" + stops));
         CHECK_FALSE(std::filesystem::exists(out));
     }
@@ -352,6 +354,49 @@ TEST_CASE("python: py_timeout is dlsim's own parameter, checked, and not passed 
         INFO(r.err);
         CHECK(r.exit_code == 0);
         CHECK(json_fields::parse_file(out)["config"]["params"]["py_timeout"] == 30.0);
+    }
+}
+
+}  // namespace dlsim::test::python_policy_tests
+
+namespace dlsim::test::python_policy_tests {
+
+// A sweep of 4 runs in which 3 Python policies misbehave (at their second call): the well-behaved run
+// finishes and writes its result, each other run is recorded as failed with what its policy did, and the
+// sweep exits non-zero.
+TEST_CASE("python: a sweep in which some runs' policies exit or hang finishes the others", "[python]") {
+    const std::string dir = temp_path("py-escape-sweep");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(kSource + "/tests/data/python/escape.py", dir + "/escape.py");
+    std::ofstream(dir + "/spec.json") << fmt::format(R"({{"name": "escape",
+  "base": {{"trace": "{}/traces/samples/gavel_mix_default.csv", "max_jobs": 50, "policy": "py:escape.py:Escape"}},
+  "grid": {{"params": [{{"how": "none"}}, {{"how": "os_exit"}}, {{"how": "sleep", "py_timeout": 0.3}},
+                      {{"how": "sys_exit"}}]}}}})",
+                                                     kSource);
+    const std::string out = dir + "/out";
+    const CliResult r = run_cli("sweep " + dir + "/spec.json --out " + out + " --jobs 2");
+    INFO(r.err);
+    CHECK(r.exit_code != 0);
+    const Json index = json_fields::parse_file(out + "/index.json");
+    REQUIRE(index["runs"].size() == 4);
+    const std::map<std::string, std::string> said = {
+        {"os_exit", "tried to end dlsim's process: it called os._exit(0)"},
+        {"sleep", "call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout)"},
+        {"sys_exit", "tried to end dlsim's process: it raised SystemExit(0)"}};
+    for (const Json& run : index["runs"]) {
+        const std::string how = run["parameters"]["params.how"];
+        INFO(how);
+        const std::string result = out + "/runs/" + run["run_id"].get<std::string>() + ".json";
+        if (how == "none") {
+            CHECK(run["status"] == "done");
+            CHECK(json_fields::parse_file(result)["summary"]["finished"] == 50);
+        } else {
+            CHECK(run["status"] == "failed");
+            CHECK_THAT(run["error"].get<std::string>(), Catch::Contains("policy py:escape.py:Escape: "));
+            CHECK_THAT(run["error"].get<std::string>(), Catch::Contains(said.at(how)));
+            CHECK_FALSE(std::filesystem::exists(result));
+        }
     }
 }
 
