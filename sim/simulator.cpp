@@ -146,8 +146,7 @@ bool Simulator::call_policy(bool timer) {
     ++timer_generation_;  // any earlier timer request is superseded by this call's answer
     if (decisions_.next_call != kNever) {
         if (decisions_.next_call <= now_)
-            throw InternalError(
-                fmt::format("policy asked to be called at {} us, not after now ({} us)", decisions_.next_call, now_));
+            invalid_answer(fmt::format("asked to be called at {} us, not after now", decisions_.next_call));
         queue_.push(decisions_.next_call, Phase::Timer, 0, timer_generation_);
     }
     return !requeued_.empty() || !declined_.empty();
@@ -177,6 +176,10 @@ void Simulator::complete(JobIdx j) {
 
 void Simulator::invalid(const std::string& what) const {
     throw InvalidDecision(fmt::format("invalid decision: policy {} at {} us", what, now_), acting_job_);
+}
+
+void Simulator::invalid_answer(const std::string& what) const {
+    throw InvalidDecision(fmt::format("invalid decision: policy {} at {} us", what, now_), InvalidDecision::kNoJob);
 }
 
 Placer& Simulator::placer_for(PlacerChoice choice) {
@@ -238,15 +241,16 @@ bool Simulator::place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> 
             invalid(fmt::format("{} job {} on node {}, which has no {} GPUs", action, j, s.node,
                                 cluster_.gpu_types[t].name));
         if (s.milli != kWholeGpu)
-            invalid(fmt::format("{} job {} on a {}/1000 share of GPUs: only whole GPUs are supported", action, j,
-                                s.milli));
+            invalid(
+                fmt::format("{} job {} on a {}/1000 share of GPUs: only whole GPUs are supported", action, j, s.milli));
         placed += s.gpus;
         if (!explicit_placement) continue;
         if (s.gpus < 1 || s.gpus > state_.free_on(s.node))
             invalid(fmt::format("{} job {} on {} GPUs of node {}, which has {} free", action, j, s.gpus, s.node,
                                 state_.free_on(s.node)));
         for (std::size_t k = 0; k < i; ++k)
-            if (scratch_.shares[k].node == s.node) invalid(fmt::format("{} job {} on node {} twice", action, j, s.node));
+            if (scratch_.shares[k].node == s.node)
+                invalid(fmt::format("{} job {} on node {} twice", action, j, s.node));
     }
     if (placed != n) invalid(fmt::format("{} job {} on a placement of {} GPUs instead of {}", action, j, placed, n));
     return true;
@@ -278,15 +282,17 @@ void Simulator::pack(JobIdx j, JobIdx p) {
     if (job.min_gpus != job.max_gpus || host.min_gpus != host.max_gpus)
         invalid(fmt::format("packed job {} with job {}: only rigid jobs are packed", j, p));
     if (job.num_gpus != host.alloc_gpus)
-        invalid(fmt::format("packed job {} ({} GPUs) with job {}, which holds {}", j, job.num_gpus, p,
-                            host.alloc_gpus));
+        invalid(
+            fmt::format("packed job {} ({} GPUs) with job {}, which holds {}", j, job.num_gpus, p, host.alloc_gpus));
     const GpuTypeIdx t = host.gpu_type;
     if (!((job.runnable >> t) & 1))
-        invalid(fmt::format("packed job {} with job {} on {} GPUs, where it cannot run", j, p,
-                            cluster_.gpu_types[t].name));
+        invalid(
+            fmt::format("packed job {} with job {} on {} GPUs, where it cannot run", j, p, cluster_.gpu_types[t].name));
     if (!PackedPerformance::factors(rates_, job.model, host.model, t))
-        invalid(fmt::format("packed job {} with job {} on {}: the profile has no pair throughput for their models "
-                            "there", j, p, cluster_.gpu_types[t].name));
+        invalid(
+            fmt::format("packed job {} with job {} on {}: the profile has no pair throughput for their models "
+                        "there",
+                        j, p, cluster_.gpu_types[t].name));
     // Both hold the same GPUs at half share, each naming the other.
     scratch_.clear();
     scratch_.gpu_type = t;
@@ -306,8 +312,8 @@ void Simulator::unpack(JobIdx j, JobIdx p) {
     jobs_[p].packed_time += together;
     Allocation& other = allocs_[running_pos_[p]];
     if (other.partner != j)
-        throw InternalError(fmt::format("job {} leaves job {}, which is not packed with it (partner {})", j, p,
-                                        other.partner));
+        throw InternalError(
+            fmt::format("job {} leaves job {}, which is not packed with it (partner {})", j, p, other.partner));
     for (NodeShare& s : other.shares) s.milli = kWholeGpu;
     other.partner = kNoPartner;
 }
@@ -453,11 +459,19 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
     const Allocation& held = allocation(j);
     for (Observer* o : observers_) {
         switch (why) {
-            case Transition::Start: o->on_start(now_, j, job, held); break;
-            case Transition::Preempt: o->on_preempt(now_, j, job, *from); break;
-            case Transition::Finish: o->on_finish(now_, j, job, *from); break;
+            case Transition::Start:
+                o->on_start(now_, j, job, held);
+                break;
+            case Transition::Preempt:
+                o->on_preempt(now_, j, job, *from);
+                break;
+            case Transition::Finish:
+                o->on_finish(now_, j, job, *from);
+                break;
             case Transition::Resize:
-            case Transition::Migrate: o->on_resize(now_, j, job, *from, from_since, held, why); break;
+            case Transition::Migrate:
+                o->on_resize(now_, j, job, *from, from_since, held, why);
+                break;
         }
         if (rate_changes_.size() > 1 || (rate_changes_.size() == 1 && rate_changes_[0].job != j))
             for (const RateChange& c : rate_changes_)

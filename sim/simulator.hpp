@@ -12,13 +12,13 @@
 // transition, `reallocate`: progress brought up to date, GPUs released and taken, the restart model
 // charged, the performance model asked for new rates, every re-rated job's completion rescheduled
 // (stale completions are dropped by a per-job generation), and observers told once.
+#include "models/base/input_error.hpp"
 #include "models/packed_performance.hpp"
 #include "models/performance_model.hpp"
 #include "models/restart_model.hpp"
-#include "models/base/input_error.hpp"
 #include "policies/policy.hpp"
-#include "sim/duration_histogram.hpp"
 #include "sim/cluster_state.hpp"
+#include "sim/duration_histogram.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/observer.hpp"
@@ -41,9 +41,9 @@ struct SimOptions {
 struct SimStats {
     std::uint64_t events = 0;  ///< events applied (stale ones not counted)
     std::uint64_t policy_calls = 0;
-    double policy_seconds = 0;  ///< wall time inside the policy (self-profiling only)
+    double policy_seconds = 0;           ///< wall time inside the policy (self-profiling only)
     DurationHistogram policy_call_time;  ///< wall time of each policy call (self-profiling only)
-    double engine_seconds = 0;  ///< wall time of the whole event loop, policy included
+    double engine_seconds = 0;           ///< wall time of the whole event loop, policy included
     /// The run ended at stop_when_finished's condition with jobs left queued, running or not yet arrived.
     bool stopped_early = false;
 };
@@ -51,19 +51,24 @@ struct SimStats {
 /// Called from the event loop every few thousand events: simulated time now, jobs finished so far.
 using ProgressFn = std::function<void(Time now, std::uint64_t finished)>;
 
-/// Thrown when a job would finish past the end of engine time (2^63 µs): bad input (absurd durations,
-/// work or throughputs), reported by the caller with the job's file and line.
-/// A decision the engine refused (Simulator::invalid): a broken contract in a built-in policy (exit 1),
-/// the user's input error in a policy written outside dlsim (py:, exec:; the run maps it to exit 2).
+/// A decision the engine refused: the rule it broke (`what`: "invalid decision: policy <rule> at <now> us")
+/// and the job it named (kNoJob for a rule of the whole answer, e.g. a timer not after now). Every check
+/// of a policy's answer throws it (Simulator::invalid, invalid_answer), whatever the policy's source; the
+/// run names the policy and the job's trace id, and decides whose mistake it is: a built-in policy's is a
+/// bug of dlsim (exit 1), code written outside dlsim (py:, exec:) broke the contract (exit 2). A broken
+/// invariant of the engine itself is a plain InternalError.
 class InvalidDecision : public InternalError {
 public:
+    static constexpr JobIdx kNoJob = static_cast<JobIdx>(-1);
     InvalidDecision(const std::string& what, JobIdx job) : InternalError(what), job_(job) {}
-    JobIdx job() const { return job_; }  ///< the job the refused action named
+    JobIdx job() const { return job_; }  ///< the job the refused action named, or kNoJob
 
 private:
     JobIdx job_;
 };
 
+/// Thrown when a job would finish past the end of engine time (2^63 µs): bad input (absurd durations,
+/// work or throughputs), reported by the caller with the job's file and line.
 struct TimeOverflow {
     JobIdx job;
     double finish_seconds;
@@ -81,7 +86,7 @@ public:
     /// policy is not called again, and the jobs still queued, running or not yet arrived stay as they are
     /// (unfinished). No job flagged: the run ends as usual.
     void stop_when_finished(std::vector<char> wait_for);
-    /// Runs to the end; throws InternalError on a broken invariant or an invalid decision.
+    /// Runs to the end; throws InvalidDecision on an invalid decision, InternalError on a broken invariant.
     SimStats run();
 
     // ClusterView
@@ -131,8 +136,10 @@ private:
     /// no transition (a resize or move lends a job's own GPUs to the placer, then takes them back).
     int return_gpus(JobIdx j);
     void take_gpus(JobIdx j, const Allocation& a);
-    /// An invalid decision: throws InvalidDecision("policy <what> at <now> us", the acting job).
+    /// An invalid action: throws InvalidDecision("invalid decision: policy <what> at <now> us", the acting job).
     [[noreturn]] void invalid(const std::string& what) const;
+    /// The same for a rule of the whole answer (no job named), e.g. its timer.
+    [[noreturn]] void invalid_answer(const std::string& what) const;
     void audit() const;
 
     const Cluster& cluster_;
@@ -169,8 +176,8 @@ private:
     SimStats stats_;
     ProgressFn progress_;
     std::uint64_t finished_count_ = 0, next_progress_ = 0;
-    std::vector<char> wait_for_;        // stop_when_finished: the jobs the run ends after (empty: none)
-    std::uint64_t waiting_for_ = 0;     // how many of them have not finished yet
+    std::vector<char> wait_for_;     // stop_when_finished: the jobs the run ends after (empty: none)
+    std::uint64_t waiting_for_ = 0;  // how many of them have not finished yet
 };
 
 }  // namespace dlsim

@@ -315,8 +315,6 @@ public:
             fail(fmt::format("call {}: the policy reported an error: {}", call_, reader.child_error()));
         if (!reader.problem().empty())
             fail(fmt::format("call {}: bad reply: {}: {}", call_, reader.problem(), quote_start(line_)));
-        if (out.next_call != kNever && out.next_call <= view.now())
-            fail(fmt::format("call {}: next_call {} is not after now ({} us)", call_, out.next_call, view.now()));
         // The jobs these actions name change state by the next call, even those no list will name (a job
         // started and preempted in one answer): the next call compares them with what was sent.
         acted_.clear();

@@ -5,10 +5,19 @@
 #include <fmt/format.h>
 #include <pybind11/embed.h>
 
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 
 namespace py = pybind11;
 
@@ -25,9 +34,103 @@ namespace {
 constexpr std::string_view kInstance = "instance:";
 thread_local void* current_instance = nullptr;
 
+/// dlsim's own parameters of a py: policy start with this (they are not passed to the class).
+constexpr std::string_view kPyOwnPrefix = "py_";
+constexpr const char* kPyTimeoutParam = "py_timeout";
+constexpr double kPyDefaultTimeout = 60;
+/// The signal that interrupts a call past its time limit on the interpreter's main thread (a blocking
+/// sleep returns with EINTR, then Python runs the handler, which raises). Ignored by default.
+constexpr int kTimeoutSignal = SIGURG;
+
+/// What the embedded interpreter (dlsim's own, not a user's Python that imported the `dlsim` module) was
+/// given to contain a policy: its exception types and the thread that may take the timeout signal.
+struct Containment {
+    bool embedded = false;        // dlsim started the interpreter (the command line, sweeps)
+    PyObject* escape = nullptr;   // dlsim._ProcessExit: a policy tried to end or signal dlsim's process
+    PyObject* timeout = nullptr;  // dlsim._CallTimeout: a call ran past its time limit
+    bool signal_handler = false;  // the kTimeoutSignal handler is installed, for `main_thread`
+    pthread_t main_thread{};
+};
+Containment containment;
+/// Set while a call on the main thread is past its limit: the signal handler raises only then.
+std::atomic<bool> main_call_expired{false};
+
+/// Python run in the embedded interpreter before any policy file: the exception types, and the functions
+/// through which a policy could end dlsim's process replaced by ones that raise. (A policy can still end
+/// it by means no Python function guards: ctypes, or another process's SIGKILL; docs in PYTHON_API.md.)
+constexpr const char* kContainment = R"py(
+import os, posix, signal, time
+
+class _ProcessExit(BaseException):
+    """A policy tried to end or signal dlsim's own process."""
+
+class _CallTimeout(BaseException):
+    """A policy call ran past its time limit (parameter py_timeout)."""
+
+def _contain():
+    dlsim_pid = os.getpid()
+    real = {name: getattr(os, name) for name in ("_exit", "abort", "kill", "killpg", "execv", "execve")}
+    real_raise_signal, real_pthread_kill = signal.raise_signal, signal.pthread_kill
+    def refuse(what):
+        raise _ProcessExit(what)
+    # In a process the policy forked itself (multiprocessing), the functions are the real ones.
+    def forked():
+        return os.getpid() != dlsim_pid
+    def own(pid):
+        return pid in (0, -1, dlsim_pid) or pid == -os.getpgrp()
+    def _exit(status):
+        if forked():
+            real["_exit"](status)
+        refuse(f"called os._exit({status!r})")
+    def abort():
+        if forked():
+            real["abort"]()
+        refuse("called os.abort()")
+    def kill(pid, sig):
+        if own(pid) and not forked():
+            refuse(f"called os.kill({pid}, {sig!r}) on dlsim's own process")
+        return real["kill"](pid, sig)
+    def killpg(pgid, sig):
+        if pgid in (0, os.getpgrp()) and not forked():
+            refuse(f"called os.killpg({pgid}, {sig!r}) on dlsim's own process group")
+        return real["killpg"](pgid, sig)
+    def raise_signal(sig):
+        if forked():
+            return real_raise_signal(sig)
+        refuse(f"called signal.raise_signal({sig!r})")
+    def pthread_kill(thread_id, sig):
+        if forked() or sig == 0:
+            return real_pthread_kill(thread_id, sig)
+        refuse(f"called signal.pthread_kill({thread_id}, {sig!r}) on a thread of dlsim's process")
+    def exec_guard(name):
+        def guarded(path, *args):
+            if forked():
+                return real[name](path, *args)
+            refuse(f"called os.{name}({path!r}, ...), which would replace dlsim's process")
+        return guarded
+    real_sleep, monotonic = time.sleep, time.monotonic
+    def sleep(seconds):
+        # In slices: an asynchronous exception (a call past its limit on a thread other than the main
+        # one) is raised between Python instructions, never inside one long sleep.
+        if not seconds > 0.05:
+            return real_sleep(seconds)
+        end = monotonic() + seconds
+        while (left := end - monotonic()) > 0:
+            real_sleep(min(left, 0.05))
+    time.sleep = sleep
+    for module in (os, posix):
+        module._exit, module.abort, module.kill, module.killpg = _exit, abort, kill, killpg
+        module.execv, module.execve = exec_guard("execv"), exec_guard("execve")
+    signal.raise_signal, signal.pthread_kill = raise_signal, pthread_kill
+
+_contain()
+del _contain
+)py";
+
 /// Starts the embedded interpreter unless Python is running already (the `dlsim` module was imported),
 /// and makes `import dlsim` give the policy API in it. The GIL is then released: every use takes it, from
 /// whichever thread runs the policy (a sweep's workers). The interpreter lives until the process ends.
+/// The embedded interpreter also contains policies (kContainment); a user's own Python is left as it is.
 void ensure_interpreter() {
     static std::once_flag once;
     std::call_once(once, [] {
@@ -36,19 +139,169 @@ void ensure_interpreter() {
         {
             auto m = py::reinterpret_steal<py::module_>(PyModule_New("dlsim"));
             python::define_policy_api(m);
+            m.def("_call_expired", [] { return main_call_expired.load(); });
+            py::exec(kContainment, m.attr("__dict__"));
+            containment.embedded = true;
+            containment.escape = m.attr("_ProcessExit").ptr();
+            containment.timeout = m.attr("_CallTimeout").ptr();
             py::module_::import("sys").attr("modules")["dlsim"] = m;
+            // The interpreter's main thread (the one that started it) runs Python signal handlers: there a
+            // call past its limit is interrupted by a signal, even in a blocking sleep.
+            try {
+                py::exec(R"(
+import signal, dlsim
+def _on_timeout_signal(signum, frame):
+    if dlsim._call_expired():
+        raise dlsim._CallTimeout()
+signal.signal(signal.SIGURG, _on_timeout_signal)
+)",
+                         m.attr("__dict__"));
+                containment.signal_handler = true;
+                containment.main_thread = pthread_self();
+            } catch (py::error_already_set&) {  // not the process's main thread: no handler
+            }
         }
         PyEval_SaveThread();
     });
 }
 
+/// The time limit of a Python policy's calls. While a call runs, a watchdog thread waits for its deadline;
+/// past it, the call is interrupted: on the interpreter's main thread by kTimeoutSignal (its handler raises
+/// dlsim._CallTimeout, even out of time.sleep), on another thread by an asynchronous exception (raised at
+/// its next Python instruction). A call that has not come back a grace period later (blocked in C code,
+/// or catching the exception) ends the process with exit 2 and the message, when the interpreter is
+/// dlsim's own; inside a user's Python the call is waited for.
+class CallWatchdog {
+public:
+    /// `owner` names the policy in the message printed when the process must end.
+    CallWatchdog(std::string owner, double seconds, bool may_exit)
+        : owner_(std::move(owner)), limit_(seconds), may_exit_(may_exit) {}
+    ~CallWatchdog() {
+        {
+            std::lock_guard lock(s_->mutex);
+            s_->stop = true;
+        }
+        s_->wake.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+    CallWatchdog(const CallWatchdog&) = delete;
+    CallWatchdog& operator=(const CallWatchdog&) = delete;
+
+    double limit() const { return limit_; }
+    static constexpr const char* param() { return kPyTimeoutParam; }
+
+    /// Call `call` (at simulated time `now`) begins, on this thread, the GIL held. Costs a lock, and a wake-up
+    /// of the watchdog only when it idles (no call since its last deadline).
+    void arm(std::uint64_t call, Time now) {
+        std::lock_guard lock(s_->mutex);
+        if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+        State& s = *s_;
+        s.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_));
+        s.call = call;
+        s.now = now;
+        s.thread_ident = PyThread_get_thread_ident();
+        s.native = pthread_self();
+        s.expired = false;
+        s.armed = true;
+        if (s.idle) s.wake.notify_all();
+    }
+    /// The call came back (the GIL held): true if it ran past its limit.
+    bool disarm() {
+        std::lock_guard lock(s_->mutex);
+        s_->armed = false;
+        if (!s_->expired) return false;
+        s_->wake.notify_all();  // the watchdog waits out the grace period: it need not
+        main_call_expired = false;
+        PyThreadState_SetAsyncExc(s_->thread_ident, nullptr);  // one not raised yet is dropped
+        return true;
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    /// Shared with the helper that sets an asynchronous exception, which may outlive the watchdog.
+    struct State {
+        std::mutex mutex;
+        std::condition_variable wake;
+        Clock::time_point deadline{};
+        std::string message;
+        unsigned long thread_ident = 0;
+        pthread_t native{};
+        std::uint64_t call = 0;
+        Time now = 0;
+        bool armed = false, expired = false, stop = false, idle = false;
+    };
+
+    void loop() {
+        State& s = *s_;
+        std::unique_lock lock(s.mutex);
+        while (!s.stop) {
+            if (!s.armed) {
+                s.idle = true;
+                s.wake.wait(lock);
+                s.idle = false;
+                continue;
+            }
+            // Sleeps until this call's deadline; calls that begin and end meanwhile do not wake it.
+            const std::uint64_t call = s.call;
+            if (s.wake.wait_until(lock, s.deadline) != std::cv_status::timeout || !s.armed || s.call != call) continue;
+            s.expired = true;
+            interrupt(lock, call);
+            // The grace period: as long as the limit, at least 1 s and at most 5 s.
+            const double grace = std::clamp(limit_, 1.0, 5.0);
+            const auto until =
+                Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace));
+            while (!s.stop && s.armed && s.call == call)
+                if (s.wake.wait_until(lock, until) == std::cv_status::timeout) break;
+            if (s.stop || !s.armed || s.call != call || !may_exit_) continue;
+            // It did not come back: nothing was written yet (results are written at the end of a run), and
+            // nothing will be. Exit now, without unwinding a thread that is stuck.
+            const std::string message = fmt::format(
+                "dlsim: error: {}: call {} (at {} us) did not return within {} s (parameter {}), nor {} s after "
+                "it was interrupted (blocked outside Python, or catching the interruption); dlsim stops without "
+                "a result\n",
+                owner_, call, s.now, limit_, kPyTimeoutParam, grace);
+            std::fputs(message.c_str(), stderr);
+            std::fflush(stderr);
+            std::_Exit(2);
+        }
+    }
+
+    /// Interrupts the call `call` (the lock held).
+    void interrupt(std::unique_lock<std::mutex>& lock, std::uint64_t call) {
+        if (containment.signal_handler && pthread_equal(s_->native, containment.main_thread)) {
+            main_call_expired = true;
+            pthread_kill(s_->native, kTimeoutSignal);
+            return;
+        }
+        // Another thread: an asynchronous exception, set under the GIL (taken by a helper thread, so that the
+        // watchdog itself never waits for a GIL a stuck call may hold), if the call is still running then.
+        PyObject* type = containment.timeout ? containment.timeout : PyExc_TimeoutError;
+        lock.unlock();
+        std::thread([state = s_, type, call] {
+            const PyGILState_STATE g = PyGILState_Ensure();
+            {
+                std::lock_guard inner(state->mutex);
+                if (state->armed && state->call == call) PyThreadState_SetAsyncExc(state->thread_ident, type);
+            }
+            PyGILState_Release(g);
+        }).detach();
+        lock.lock();
+    }
+
+    const std::string owner_;
+    const double limit_;
+    const bool may_exit_;
+    std::shared_ptr<State> s_ = std::make_shared<State>();
+    std::thread thread_;
+};
+
 std::string absolute_path(const std::string& path) {
     return std::filesystem::absolute(path).lexically_normal().string();
 }
 
-/// "FILE:LINE: Type: text" of a Python exception: the innermost traceback entry in `file` (the absolute
-/// path of the policy's file; "" = the innermost entry anywhere), and for a syntax error its own place.
-std::string describe(const py::error_already_set& e, const std::string& file, const std::string& shown) {
+/// "FILE:LINE: " of a Python exception: the innermost traceback entry in `file` (the absolute path of the
+/// policy's file; "" = the innermost entry anywhere), and for a syntax error its own place.
+std::string where_of(const py::error_already_set& e, const std::string& file, const std::string& shown) {
     std::string where;
     for (py::handle tb = e.trace(); tb && !tb.is_none(); tb = tb.attr("tb_next")) {
         const auto name = tb.attr("tb_frame").attr("f_code").attr("co_filename").cast<std::string>();
@@ -62,8 +315,21 @@ std::string describe(const py::error_already_set& e, const std::string& file, co
                 "{}:{}: ", filename.cast<std::string>() == file ? shown : py::str(filename).cast<std::string>(),
                 line.is_none() ? 0 : line.cast<long>());
     }
-    const auto type = e.type().attr("__name__").cast<std::string>();
+    return where;
+}
+
+/// "FILE:LINE: Type: text" of a Python exception. An attempt to end dlsim's process (SystemExit, or a
+/// guarded function of kContainment) says so.
+std::string describe(const py::error_already_set& e, const std::string& file, const std::string& shown) {
+    const std::string where = where_of(e, file, shown);
     const auto text = py::str(e.value()).cast<std::string>();
+    constexpr const char* kStops = "; a policy returns its decisions, and the run stops without a result";
+    if (e.matches(PyExc_SystemExit))
+        return fmt::format("{}tried to end dlsim's process: it raised SystemExit({}) (sys.exit, exit or quit){}", where,
+                           text, kStops);
+    if (containment.escape && e.matches(containment.escape))
+        return fmt::format("{}tried to end dlsim's process: it {}{}", where, text, kStops);
+    const auto type = e.type().attr("__name__").cast<std::string>();
     return where + type + (text.empty() ? "" : ": " + text);
 }
 
@@ -95,13 +361,15 @@ py::object param_value(const std::string& text) {
 /// view, changes and decisions and calls the object's decide.
 class PythonPolicy final : public Policy {
 public:
-    PythonPolicy(py::object instance, std::size_t num_jobs, std::string owner, std::string file, std::string shown)
+    PythonPolicy(py::object instance, std::size_t num_jobs, std::string owner, std::string file, std::string shown,
+                 double timeout_seconds)
         : instance_(std::move(instance)),
           decide_(instance_.attr("decide")),
           calls_(python::make_call_objects(num_jobs)),
           owner_(std::move(owner)),
           file_(std::move(file)),
-          shown_(std::move(shown)) {}
+          shown_(std::move(shown)),
+          watchdog_(owner_, timeout_seconds, containment.embedded) {}
     ~PythonPolicy() override {
         py::gil_scoped_acquire gil;
         calls_.view = calls_.changes = calls_.decisions = py::object();
@@ -117,10 +385,25 @@ public:
         s.changes = &changes;
         s.out = &out;
         PyObject* args[] = {calls_.view.ptr(), calls_.changes.ptr(), calls_.decisions.ptr()};
+        watchdog_.arm(++call_, view.now());
         PyObject* result = PyObject_Vectorcall(decide_.ptr(), args, 3, nullptr);
+        const bool late = watchdog_.disarm();
         s.view = nullptr;
         s.changes = nullptr;
         s.out = nullptr;
+        if (late) {
+            // Past its limit: an error even if the policy caught the interruption and answered.
+            std::string where;
+            if (result == nullptr) {
+                const py::error_already_set e;
+                where = where_of(e, file_, shown_);
+            }
+            Py_XDECREF(result);
+            throw InputError(
+                fmt::format("{}: {}call {} (at {} us) did not return within {} s (parameter {}); it "
+                            "was interrupted",
+                            owner_, where, call_, view.now(), watchdog_.limit(), CallWatchdog::param()));
+        }
         if (result == nullptr) {
             py::error_already_set e;
             throw python_error(owner_, e, file_, shown_);
@@ -132,6 +415,8 @@ private:
     py::object instance_, decide_;
     python::CallObjects calls_;
     std::string owner_, file_, shown_;
+    std::uint64_t call_ = 0;
+    CallWatchdog watchdog_;
 };
 
 /// The class `cls` of the Python file at `path`, checked to be a dlsim.Policy subclass.
@@ -181,7 +466,7 @@ RegistryEntry<Policy> instance_entry(const std::string& name, const std::map<std
             py::gil_scoped_acquire gil;
             auto object = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(instance));
             return std::unique_ptr<Policy>(
-                std::make_unique<PythonPolicy>(object, context.num_jobs, "policy " + name, "", ""));
+                std::make_unique<PythonPolicy>(object, context.num_jobs, "policy " + name, "", "", kPyDefaultTimeout));
         }};
 }
 
@@ -208,8 +493,19 @@ RegistryEntry<Policy> python_policy_entry(const std::string& name, const std::st
                         "another parameter name",
                         owner));
     std::vector<ParamSpec> specs;
-    for (const auto& [key, value] : raw_params)
+    for (const auto& [key, value] : raw_params) {
+        if (key == kPyTimeoutParam) continue;
+        if (key.starts_with(kPyOwnPrefix))
+            throw InputError(fmt::format("{}: parameter {}: names starting with {} are dlsim's own (valid: {})", owner,
+                                         key, kPyOwnPrefix, kPyTimeoutParam));
         specs.push_back({key, ParamType::Text, "", fmt::format("passed to {}(**params)", cls), {}});
+    }
+    specs.push_back({kPyTimeoutParam,
+                     ParamType::Double,
+                     fmt::format("{}", kPyDefaultTimeout),
+                     "seconds one call of the policy may take (then it is interrupted and the run fails)",
+                     {},
+                     ParamRange{.lo = 0, .hi = 1e6, .lo_open = true, .noun = "seconds"}});
     specs.push_back(
         {"source", ParamType::File, file, "the policy's Python file (its sha256 is part of the run identity)", {}});
     return {name, "a Python policy (" + cls + " in " + file + ")", std::move(specs),
@@ -222,10 +518,10 @@ RegistryEntry<Policy> python_policy_entry(const std::string& name, const std::st
                     const py::object c = load_class(owner, path, absolute, cls);
                     py::dict kwargs;
                     for (const auto& [key, typed] : p.values())
-                        if (key != "source") kwargs[py::str(key)] = param_value(typed.second);
+                        if (key != "source" && key != kPyTimeoutParam) kwargs[py::str(key)] = param_value(typed.second);
                     py::object instance = c(**kwargs);
-                    return std::unique_ptr<Policy>(
-                        std::make_unique<PythonPolicy>(std::move(instance), context.num_jobs, owner, absolute, path));
+                    return std::unique_ptr<Policy>(std::make_unique<PythonPolicy>(
+                        std::move(instance), context.num_jobs, owner, absolute, path, p.get_double(kPyTimeoutParam)));
                 } catch (py::error_already_set& e) {
                     throw python_error(owner, e, absolute, path);
                 }

@@ -2,7 +2,9 @@
 // `--policy py:FILE.py:CLASS`: a policy written in Python (a subclass of dlsim.Policy), run in-process.
 // From the command line an interpreter is embedded (started at the first Python policy, never stopped);
 // inside Python (the `dlsim` module's run()) the running interpreter is used. The API the class sees is
-// policies/foreign/view_bindings.hpp; docs in policies/foreign/PYTHON_API.md.
+// policies/foreign/view_bindings.hpp; docs in policies/foreign/PYTHON_API.md. Each call has a time limit
+// (parameter py_timeout), and the embedded interpreter guards the functions that would end dlsim's process
+// (os._exit, os.abort, a signal to itself): both end the run with an input error, never a silent exit.
 #include "models/base/input_error.hpp"
 #include "policies/registry.hpp"
 

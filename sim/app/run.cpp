@@ -203,14 +203,16 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
     try {
         out.stats = sim.run();
     } catch (const InvalidDecision& e) {
-        if (!run.policy.external) throw;
-        // Code written outside dlsim broke a rule of the engine: the user's error, named by the job.
-        const std::string job =
-            e.job() < in.trace.jobs.size()
-                ? fmt::format("job '{}' (index {}, {}:{})", in.trace.jobs[e.job()].id, e.job(), in.trace.path,
-                              in.trace.jobs[e.job()].line)
-                : fmt::format("job index {} (the trace has {} jobs)", e.job(), in.trace.jobs.size());
-        throw InputError(fmt::format("policy {}: {} ({})", c.policy, e.what(), job));
+        // Named by the policy and the job's trace id. Code written outside dlsim broke a rule of the
+        // engine: the user's error (exit 2); a built-in policy that does is a bug of dlsim (exit 1).
+        std::string what = fmt::format("policy {}: {}", c.policy, e.what());
+        if (e.job() < in.trace.jobs.size())
+            what += fmt::format(" (job '{}' (index {}, {}:{}))", in.trace.jobs[e.job()].id, e.job(), in.trace.path,
+                                in.trace.jobs[e.job()].line);
+        else if (e.job() != InvalidDecision::kNoJob)
+            what += fmt::format(" (job index {}; the trace has {} jobs)", e.job(), in.trace.jobs.size());
+        if (run.policy.external) throw InputError(what);
+        throw InternalError(what);
     } catch (const TimeOverflow& e) {
         const JobRecord& r = in.trace.jobs[e.job];
         throw InputError(

@@ -2,13 +2,16 @@
 (unless the mode is about the handshake), then misbehaves at call 2 as MODE says:
   exit-3         exits with status 3 without answering
   abort          is killed by SIGABRT
+  sigterm        sends itself SIGTERM
+  sigkill        sends itself SIGKILL
   sleep          never answers (dlsim's exec_timeout ends it)
   garbage        answers a line that is not JSON
   unknown-action answers an action dlsim does not know
   bad-field      answers a start whose gpus is a string
   twice          answers with the member "actions" twice
   start-twice    starts job 0 again (an invalid decision: the engine refuses it)
-  past-call      asks to be called at time 0 (not after now)
+  past-call      asks to be called at time 0 (before now)
+  now-call       asks to be called now (not after now)
   wrong-protocol answers the handshake with another protocol version
   no-handshake   exits at once without reading anything
   idle           never starts a job (the run ends with every job still queued)
@@ -37,6 +40,10 @@ for line in sys.stdin:
             sys.exit(3)
         if mode == "abort":
             os.kill(os.getpid(), signal.SIGABRT)
+        if mode == "sigterm":
+            os.kill(os.getpid(), signal.SIGTERM)
+        if mode == "sigkill":
+            os.kill(os.getpid(), signal.SIGKILL)
         if mode == "sleep":
             time.sleep(3600)
         if mode == "garbage":
@@ -53,4 +60,6 @@ for line in sys.stdin:
             reply["actions"] = [{"start": 0, "type": 0, "gpus": 1}]
         if mode == "past-call":
             reply["next_call"] = 0
+        if mode == "now-call":
+            reply["next_call"] = msg["now"]
     print(json.dumps(reply), flush=True)

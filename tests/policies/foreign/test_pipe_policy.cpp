@@ -195,6 +195,8 @@ TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, a
     const std::vector<Case> cases = {
         {"exit-3", "exit-3: call 2: the child exited with status 3 without answering"},
         {"abort", "abort: call 2: the child was killed by signal 6 (Aborted) without answering"},
+        {"sigterm", "sigterm: call 2: the child was killed by signal 15 (Terminated) without answering"},
+        {"sigkill", "sigkill: call 2: the child was killed by signal 9 (Killed) without answering"},
         {"sleep", "sleep: call 2: the child did not answer within 2 s (parameter exec_timeout); it was killed"},
         {"garbage",
          "garbage: call 2: bad reply: not valid JSON at byte 1 (syntax error while parsing value - invalid "
@@ -212,7 +214,9 @@ TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, a
          "start-twice: invalid decision: policy started job 0 which is not queued at 982012 us (job '0' "
          "(index 0, " +
              kSource + "/traces/samples/gavel_mix_default.csv:2))"},
-        {"past-call", "past-call: call 2: next_call 0 is not after now (982012 us)"},
+        // A timer at or before now: the engine's rule, as for every policy.
+        {"past-call", "past-call: invalid decision: policy asked to be called at 0 us, not after now at 982012 us"},
+        {"now-call", "now-call: invalid decision: policy asked to be called at 982012 us, not after now at 982012 us"},
         {"wrong-protocol",
          "wrong-protocol: handshake: expected {\"protocol\": \"dlsim.pipe/1\"}, got "
          "'{\"protocol\": \"dlsim.pipe/0\"}'"},

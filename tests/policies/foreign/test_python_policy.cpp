@@ -10,6 +10,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 using namespace dlsim;
 using namespace dlsim::test;
 
@@ -267,6 +269,134 @@ class P(dlsim.Policy):
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::Contains("policy py:" + file + ":P: "));
         CHECK_THAT(r.err, Catch::Contains("(index 0, " + kSource + "/traces/samples/gavel_mix_default.csv:2)"));
+    }
+}
+
+}  // namespace dlsim::test::python_policy_tests
+
+namespace dlsim::test::python_policy_tests {
+
+// Each way a Python policy can end or stall dlsim's process in-process (tests/data/python/escape.py, at its
+// second call, 982012 us into the bundled trace): exit 2 naming the policy, its line and what it did, and no
+// result file. The time limit is short (py_timeout=0.3 s); the stubborn loop also waits out the 1 s grace.
+TEST_CASE("python: a policy that exits, kills its process or never returns is exit 2 and writes no result",
+          "[python]") {
+    struct Case {
+        const char* how;
+        std::string message;
+    };
+    const std::string file = kSource + "/tests/data/python/escape.py";
+    const std::string owner = "dlsim: error: policy py:" + file + ":Escape: ";
+    const std::string stops = "; a policy returns its decisions, and the run stops without a result\n";
+    const std::vector<Case> cases = {
+        {"sys_exit",
+         file + ":23: tried to end dlsim's process: it raised SystemExit(0) (sys.exit, exit or quit)" + stops},
+        {"os_exit", file + ":25: tried to end dlsim's process: it called os._exit(0)" + stops},
+        {"abort", file + ":27: tried to end dlsim's process: it called os.abort()" + stops},
+        {"raise_signal",
+         file + ":31: tried to end dlsim's process: it called signal.raise_signal(<Signals.SIGTERM: 15>)" + stops},
+        {"sleep", file + ":36: call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout); it was "
+                         "interrupted\n"},
+        {"stubborn",
+         "call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout), nor 1 s after it was "
+         "interrupted (blocked outside Python, or catching the interruption); dlsim stops without a result\n"},
+        {"timer_now", "invalid decision: policy asked to be called at 982012 us, not after now at 982012 us\n"},
+    };
+    const std::string out = temp_path("escape.json");
+    for (const Case& c : cases) {
+        SECTION(c.how) {
+            std::filesystem::remove(out);
+            const CliResult r =
+                run_cli(fmt::format("run --policy py:{}:Escape --param how={} --param py_timeout=0.3 "
+                                    "--out {}",
+                                    file, c.how, out));
+            CHECK(r.exit_code == 2);
+            CHECK(r.err == owner + c.message);
+            CHECK_FALSE(std::filesystem::exists(out));
+        }
+    }
+    SECTION("loop") {  // interrupted at the loop's test or its body
+        std::filesystem::remove(out);
+        const CliResult r = run_cli(
+            fmt::format("run --policy py:{}:Escape --param how=loop --param py_timeout=0.3 --out {}", file, out));
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith(owner + file + ":3"));
+        CHECK_THAT(r.err, Catch::EndsWith(": call 2 (at 982012 us) did not return within 0.3 s (parameter "
+                                          "py_timeout); it was interrupted\n"));
+        CHECK_FALSE(std::filesystem::exists(out));
+    }
+    SECTION("sigterm") {  // the pid differs from run to run
+        std::filesystem::remove(out);
+        const CliResult r = run_cli(fmt::format("run --policy py:{}:Escape --param how=sigterm --out {}", file, out));
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith(owner + file + ":29: tried to end dlsim's process: it called os.kill("));
+        CHECK_THAT(r.err, Catch::EndsWith(", <Signals.SIGTERM: 15>) on dlsim's own process" + stops));
+        CHECK_FALSE(std::filesystem::exists(out));
+    }
+}
+
+TEST_CASE("python: py_timeout is dlsim's own parameter, checked, and not passed to the class", "[python]") {
+    SECTION("another name starting with py_") {
+        const CliResult r = run_cli("run --out '' --policy " + kFifo + " --param py_limit=3");
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("policy " + kFifo +
+                                          ": parameter py_limit: names starting with py_ are dlsim's own (valid: "
+                                          "py_timeout)"));
+    }
+    SECTION("a time limit out of range") {
+        const CliResult r = run_cli("run --out '' --policy " + kFifo + " --param py_timeout=0");
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("py_timeout"));
+    }
+    SECTION("a generous limit changes nothing: fifo.py still takes no parameters and runs") {
+        const std::string out = temp_path("fifo-timeout.json");
+        const CliResult r = run_cli("run --max-jobs 50 --policy " + kFifo + " --param py_timeout=30 --out " + out);
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(json_fields::parse_file(out)["config"]["params"]["py_timeout"] == 30.0);
+    }
+}
+
+}  // namespace dlsim::test::python_policy_tests
+
+namespace dlsim::test::python_policy_tests {
+
+// A sweep of 4 runs in which 3 Python policies misbehave (at their second call): the well-behaved run
+// finishes and writes its result, each other run is recorded as failed with what its policy did, and the
+// sweep exits non-zero.
+TEST_CASE("python: a sweep in which some runs' policies exit or hang finishes the others", "[python]") {
+    const std::string dir = temp_path("py-escape-sweep");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(kSource + "/tests/data/python/escape.py", dir + "/escape.py");
+    std::ofstream(dir + "/spec.json") << fmt::format(R"({{"name": "escape",
+  "base": {{"trace": "{}/traces/samples/gavel_mix_default.csv", "max_jobs": 50, "policy": "py:escape.py:Escape"}},
+  "grid": {{"params": [{{"how": "none"}}, {{"how": "os_exit"}}, {{"how": "sleep", "py_timeout": 0.3}},
+                      {{"how": "sys_exit"}}]}}}})",
+                                                     kSource);
+    const std::string out = dir + "/out";
+    const CliResult r = run_cli("sweep " + dir + "/spec.json --out " + out + " --jobs 2");
+    INFO(r.err);
+    CHECK(r.exit_code != 0);
+    const Json index = json_fields::parse_file(out + "/index.json");
+    REQUIRE(index["runs"].size() == 4);
+    const std::map<std::string, std::string> said = {
+        {"os_exit", "tried to end dlsim's process: it called os._exit(0)"},
+        {"sleep", "call 2 (at 982012 us) did not return within 0.3 s (parameter py_timeout)"},
+        {"sys_exit", "tried to end dlsim's process: it raised SystemExit(0)"}};
+    for (const Json& run : index["runs"]) {
+        const std::string how = run["parameters"]["params.how"];
+        INFO(how);
+        const std::string result = out + "/runs/" + run["run_id"].get<std::string>() + ".json";
+        if (how == "none") {
+            CHECK(run["status"] == "done");
+            CHECK(json_fields::parse_file(result)["summary"]["finished"] == 50);
+        } else {
+            CHECK(run["status"] == "failed");
+            CHECK_THAT(run["error"].get<std::string>(), Catch::Contains("policy py:escape.py:Escape: "));
+            CHECK_THAT(run["error"].get<std::string>(), Catch::Contains(said.at(how)));
+            CHECK_FALSE(std::filesystem::exists(result));
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 """The `dlsim` Python module (sim/python/module.cpp) from Debian's python3: dlsim.run gives what
 `dlsim run` gives, built-in and Python policies (by py: form or as an object) run through it, a policy's
-exception reaches the caller with its traceback, an invalid decision is dlsim.InputError naming the job,
-and dlsim.policies() lists the built-ins with their parameters.
+exception reaches the caller with its traceback, an invalid decision and a call past py_timeout are
+dlsim.InputError naming the job or the limit, and dlsim.policies() lists the built-ins with their parameters.
 
 Usage: test_module.py --module-dir DIR --dlsim BINARY --source SRC --work DIR"""
 import argparse
@@ -129,6 +129,16 @@ try:
 except dlsim.InputError as e:
     check(isinstance(e, ValueError), "dlsim.InputError is a ValueError")
     check("(index 0, " in str(e) and "py:instance:__main__.StartTwice" in str(e), "names the policy and job: " + str(e))
+
+# A call past py_timeout in the user's own interpreter: interrupted by an asynchronous exception, raised as
+# dlsim.InputError naming the limit (the process is the user's: dlsim neither exits nor changes os or signal).
+escape = os.path.join(a.source, "tests", "data", "python", "escape.py")
+try:
+    dlsim.run(policy="py:" + escape + ":Escape", params={"how": "loop", "py_timeout": "0.3"}, max_jobs=20)
+    check(False, "a call past py_timeout is raised")
+except dlsim.InputError as e:
+    check("did not return within 0.3 s (parameter py_timeout)" in str(e), "names the time limit: " + str(e))
+check(os._exit.__module__ == "posix" and not hasattr(dlsim, "_ProcessExit"), "the user's os._exit is untouched")
 
 try:
     dlsim.run(policy="no-such-policy")
