@@ -338,10 +338,12 @@ int cmd_validate(int argc, char** argv) {
         fmt::print("{}: valid trace, {} jobs\n", path, t.jobs.size());
         return 0;
     }
-    const auto doc = json_fields::parse_file(path);
-    if (doc.is_object() && doc.contains("schema") && doc["schema"] == "dlsim.result/1") {
+    if (is_result_file(path)) {  // checked as bytes first: a damaged result may not even parse
         fmt::print("{}: {}\n", path, check_result_file(path));
-    } else if (doc.is_object() && (doc.contains("gpu_types") || doc.value("schema", "") == "dlsim.cluster/1")) {
+        return 0;
+    }
+    const auto doc = json_fields::parse_file(path);
+    if (doc.is_object() && (doc.contains("gpu_types") || doc.value("schema", "") == "dlsim.cluster/1")) {
         const Cluster c = load_cluster(path);
         fmt::print("{}: valid cluster, {} GPU types, {} nodes, {} GPUs\n", path, c.gpu_types.size(), c.nodes.size(),
                    c.num_gpus());

@@ -6,9 +6,18 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+
 namespace dlsim {
 
 namespace jf = json_fields;
+
+bool is_result_file(const std::string& path) {
+    constexpr std::string_view kStart = "{\"schema\":\"dlsim.result/1\"";
+    std::ifstream in(path, std::ios::binary);
+    std::string head(kStart.size(), '\0');
+    return in.read(head.data(), static_cast<std::streamsize>(head.size())) && head == kStart;
+}
 
 std::string result_checksum_problem(std::string_view text) {
     constexpr std::size_t kHex = 64;

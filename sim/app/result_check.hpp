@@ -11,6 +11,9 @@ namespace dlsim {
 inline constexpr std::string_view kChecksumKey = "\"checksum\":\"sha256:";
 inline constexpr std::string_view kChecksumEnd = "\"}}\n";
 
+/// Whether a file starts as dlsim writes a result ({"schema":"dlsim.result/1", ...).
+bool is_result_file(const std::string& path);
+
 /// Empty when `text` ends with a checksum that matches the bytes before it; else what is wrong, in words.
 std::string result_checksum_problem(std::string_view text);
 
