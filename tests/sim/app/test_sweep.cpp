@@ -563,26 +563,27 @@ TEST_CASE("sweep spec: more runs than --max-runs are refused before expansion; a
         "big.json",
         fmt::format(R"({{"grid": {{"seed": [{}], "load_scale": [{}]}}, "runs": [{{"seed": 0}}]}})", seeds, loads));
     const auto t0 = std::chrono::steady_clock::now();
-    const CliResult refused = run_cli("sweep " + big);
+    const CliResult refused = run_cli("sweep " + big + " --out " + fresh_dir("big"));
     CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 10);
     CHECK(refused.exit_code == 2);
     CHECK(refused.err == "dlsim: error: " + big +
                              ": the spec expands to 120001 runs (grid: 400 seed x 300 load_scale + 1 explicit runs), "
                              "more than the cap of 100000 runs; give --max-runs N to allow more\n");
-    CHECK(run_cli("sweep merge " + big).exit_code == 2);
+    CHECK(run_cli("sweep merge " + big + " --out " + fresh_dir("big")).exit_code == 2);
     // A product past 64 bits is counted without overflowing.
     std::string huge = R"({"grid": {)";
     for (int k = 0; k < 8; ++k) huge += fmt::format(R"({}"params.k{}": [{}])", k ? ", " : "", k, seeds);
-    const CliResult overflow = run_cli("sweep " + write_temp("huge.json", huge + "}}"));
+    const CliResult overflow = run_cli("sweep " + write_temp("huge.json", huge + "}}") + " --out " + fresh_dir("huge"));
     CHECK(overflow.exit_code == 2);
     CHECK_THAT(overflow.err, Catch::Contains("expands to more than 1.8e19 runs"));
 
     // The cap is a flag; below it, a large expansion says so and shows its progress.
     const std::string spec = acceptance_spec("capped", 100);
-    CHECK_THAT(run_cli("sweep " + spec + " --max-runs 23").err,
+    CHECK_THAT(run_cli("sweep " + spec + " --max-runs 23 --out " + fresh_dir("capped")).err,
                Catch::Contains("expands to 24 runs (grid: 2 policy x 4 load_scale x 3 seed)") &&
                    Catch::Contains("the cap of 23 runs"));
-    CHECK_THAT(run_cli("sweep " + spec + " --max-runs 0").err, Catch::Contains("--max-runs: expected an integer >= 1"));
+    CHECK_THAT(run_cli("sweep " + spec + " --max-runs 0 --out " + fresh_dir("capped")).err,
+               Catch::Contains("--max-runs: expected an integer >= 1"));
     std::string many;
     for (int i = 1; i <= 10001; ++i) many += fmt::format("{}{}", i > 1 ? ", " : "", i);
     const std::string large = write_temp("large.json", fmt::format(R"({{"grid": {{"seed": [{}]}}}})", many));
