@@ -115,7 +115,8 @@ std::vector<std::string> tail_lines(const std::string& output) {
 bool settle(const SweepRun& run, const std::string& dir, const WorkerEnd& end, double run_timeout) {
     const RunState state = read_run_state(dir, run);
     const bool exited = end.how == WorkerEnd::How::Exited;
-    if (exited && end.code == 0 && state.status == RunStatus::Done) return true;
+    // A result that passes its checksum is complete, however the process ended after writing it.
+    if (state.status == RunStatus::Done) return true;
     std::string kind, message;
     if (exited && end.code == kRunFailedRecorded && state.status == RunStatus::Failed) {
         message = state.error;
@@ -233,8 +234,10 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
                 std::filesystem::remove(result_path(dir, run), ec);  // not a result: out of the way
             }
         }
-        // A failure record stays only as long as the failure is the run's last word.
+        // A failure record stays only as long as the failure is the run's last word; with --no-resume,
+        // an earlier result must not pass for this attempt's.
         std::filesystem::remove(error_path(dir, run), ec);
+        if (!options.resume) std::filesystem::remove(result_path(dir, run), ec);
         todo.push_back(i);
     }
     if (other_version > 0)
