@@ -83,6 +83,10 @@ def load_sweep(index_path):
         label = series_label(p)
         rate = float(p["load_scale"] if "load_scale" in p else p["resample_rate"])
         s = run["summary"]
+        if s["avg_jct"] is None:  # a figure over no jobs is null, never 0: a mean with it would be wrong
+            print(f"compare_gavel.py: {index_path}: run {run.get('run_id')} ({label} at {rate:g} jobs/h): "
+                  f"no job of its measurement window finished (summary.avg_jct is null)", file=sys.stderr)
+            sys.exit(2)
         jobs = s["jobs"]  # churn per job that arrived before the run stopped (a replayed stream is longer)
         if "trace" in p and "load_scale" in p:
             times = arrivals(str(spec_dir / p["trace"]))

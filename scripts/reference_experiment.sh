@@ -6,6 +6,7 @@
 #   experiments: gavel-fifo-srtf  tiresias-philly (reads ../shared/data/traces/pollux/philly.csv)
 #                gavel-continuous-single  gavel-continuous-multi  gavel-ftf-rho  (Gavel's paper experiments;
 #                compared with ../shared/data/gavel/reference/notebook_continuous_results.csv)
+#                figures  (one example of each kind of figure, from gavel-fifo-srtf's and tiresias-philly's runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=python3
@@ -27,8 +28,27 @@ common_figures() {  # dir rate
 
 notebook=../shared/data/gavel/reference/notebook_continuous_results.csv
 
+# One example of each kind of figure (results/reference/figures/README.md), from the runs of gavel-fifo-srtf
+# and tiresias-philly (run those first: their finished runs are reused).
+example_figures() {
+  local out=results/reference/figures fs=results/reference/gavel-fifo-srtf ti=results/reference/tiresias-philly
+  mkdir -p "$out"
+  plot load "$ti/index.json" --metrics avg_jct,avg_queueing_delay,avg_pending_time --x resample_rate \
+    --where policy=las,srtf,tiresias,tiresias-gittins --where resample_rate=5,6,7,8,9 --dpi 100 -o "$out/load.png"
+  plot bars "$fs/index.json" --baseline fifo --metrics avg_jct,p99_jct,gpu_utilization --dpi 100 -o "$out/bars.png"
+  plot cdf --index "$fs/index.json" --where resample_rate=3 --where seed=1 --dpi 100 -o "$out/cdf.png"
+  plot fairness --index "$ti/index.json" --where resample_rate=9 --where seed=1 --where policy=fifo,las,tiresias \
+    --logx --dpi 100 -o "$out/fairness.png"
+  plot util "$fs/runs/$(awk -F, '$3=="srtf" && $4=="3" && $5=="1" {print $1}' "$fs/index.csv").json" --dpi 100 \
+    -o "$out/util.png"
+  plot vc --index "$ti/index.json" --where resample_rate=9 --where seed=1 --where policy=fifo,las,tiresias \
+    --dpi 100 -o "$out/vc.png"
+  echo "example figures: $out"
+}
+
 run() {
   local name=$1 dir=results/reference/$1
+  if [ "$name" = figures ]; then example_figures; return; fi
   bash scripts/gavel_traces.sh ./build/dlsim "$dir"  # Gavel's job streams and pools: generated, not committed
   ./build/dlsim sweep "$dir/sweep.json" --out "$dir" --jobs 2
   case $name in
@@ -60,6 +80,6 @@ run() {
 }
 
 if [ $# -eq 0 ]; then
-  set -- gavel-fifo-srtf tiresias-philly gavel-continuous-single gavel-continuous-multi gavel-ftf-rho
+  set -- gavel-fifo-srtf tiresias-philly gavel-continuous-single gavel-continuous-multi gavel-ftf-rho figures
 fi
 for name in "$@"; do run "$name"; done

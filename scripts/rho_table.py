@@ -37,6 +37,10 @@ def main():
     rows = defaultdict(lambda: defaultdict(list))
     for (policy, rate, seed), run in sorted(runs.items()):
         s = run["summary"]
+        if s["avg_jct"] is None:  # a figure over no jobs is null, never 0: a mean with it would be wrong
+            print(f"rho_table.py: {index_path}: run {run.get('run_id')} ({policy} at {rate:g} jobs/h, seed {seed}): "
+                  f"no job of its measurement window finished (summary.avg_jct is null)", file=sys.stderr)
+            return 2
         jobs = max(1, s["jobs"])
         r = rows[(policy, rate)]
         r["jct"].append(s["avg_jct"] / 3600)

@@ -13,7 +13,7 @@
 namespace dlsim {
 
 double percentile(const std::vector<double>& sorted, double q) {
-    if (sorted.empty()) return 0;
+    if (sorted.empty()) return kNoFigure;
     const double pos = q / 100.0 * static_cast<double>(sorted.size() - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
     const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
@@ -230,9 +230,10 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
     s.measure = window;
     // Which jobs are measured.
     const std::vector<char> measured = measured_mask(jobs, window);
-    std::vector<double> jct;
+    std::vector<double> jct, pending;
     jct.reserve(jobs.size());
-    double sum_jct = 0, sum_delay = 0;
+    pending.reserve(jobs.size());
+    double sum_jct = 0, sum_delay = 0, sum_pending = 0;
     Time last_finish = origin_;
     const bool fairness = options.ftf_rho.size() == jobs.size() && !jobs.empty();
     const bool labelled = options.tenants != nullptr;
@@ -258,6 +259,8 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
         jct.push_back(to_seconds(j.finish - j.submit));
         sum_jct += jct.back();
         sum_delay += to_seconds(j.first_start - j.submit);
+        pending.push_back(to_seconds(pending_time(j)));
+        sum_pending += pending.back();
         if (j.first_start - j.submit > options.wait_threshold) ++s.jobs_waited_over_threshold;
         if (fairness) {
             const double rho = options.ftf_rho[i];
@@ -278,6 +281,8 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
     if (fairness && !jct.empty()) {
         s.ftf_rho_mean = sum_rho / static_cast<double>(jct.size());
         s.ftf_share_above_1 = static_cast<double>(rho_above_1) / static_cast<double>(jct.size());
+    } else {
+        s.ftf_rho_max = s.ftf_rho_mean = s.ftf_share_above_1 = kNoFigure;
     }
     // By name, not by id order (ids follow first appearance in the trace).
     auto groups = [&](const std::map<std::uint32_t, std::pair<std::uint64_t, double>>& by_id,
@@ -292,15 +297,20 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
         s.by_vc = groups(vc_jct, options.tenants->vc_names);
         s.by_user = groups(user_jct, options.tenants->user_names);
     }
-    if (!jct.empty()) {
-        std::sort(jct.begin(), jct.end());
-        s.avg_jct = sum_jct / static_cast<double>(jct.size());
-        s.avg_queueing_delay = sum_delay / static_cast<double>(jct.size());
-        s.p50_jct = percentile(jct, 50);
-        s.p95_jct = percentile(jct, 95);
-        s.p99_jct = percentile(jct, 99);
-    }
-    s.makespan = to_seconds(last_finish - origin_);
+    // Over no measured finished job, each of these is kNoFigure (percentile of nothing, 0 / 0).
+    const auto n = static_cast<double>(jct.size());
+    std::sort(jct.begin(), jct.end());
+    std::sort(pending.begin(), pending.end());
+    s.avg_jct = jct.empty() ? kNoFigure : sum_jct / n;
+    s.avg_queueing_delay = jct.empty() ? kNoFigure : sum_delay / n;
+    s.avg_pending_time = jct.empty() ? kNoFigure : sum_pending / n;
+    s.p50_jct = percentile(jct, 50);
+    s.p95_jct = percentile(jct, 95);
+    s.p99_jct = percentile(jct, 99);
+    s.p95_pending_time = percentile(pending, 95);
+    // No job finished: no makespan, and no time to measure utilisation over.
+    s.makespan = s.finished > 0 ? to_seconds(last_finish - origin_) : kNoFigure;
+    const bool timed = s.makespan > 0;
     double total = 0;
     for (std::size_t t = 0; t < types_; ++t) {
         const double busy = to_seconds(busy_us_[t]);
@@ -308,9 +318,10 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
         s.gpu_hours_by_type.emplace_back(cluster_.gpu_types[t].name, busy / 3600.0);
         const int gpus = cluster_.gpus_of_type(static_cast<GpuTypeIdx>(t));
         s.gpu_utilization_by_type.emplace_back(cluster_.gpu_types[t].name,
-                                               gpus > 0 && s.makespan > 0 ? busy / (gpus * s.makespan) : 0.0);
+                                               gpus > 0 && timed ? busy / (gpus * s.makespan) : kNoFigure);
     }
-    if (s.makespan > 0) s.gpu_utilization = total / (static_cast<double>(cluster_.num_gpus()) * s.makespan);
+    s.gpu_utilization =
+        timed && cluster_.num_gpus() > 0 ? total / (static_cast<double>(cluster_.num_gpus()) * s.makespan) : kNoFigure;
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include "sim/observer.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <span>
 #include <string>
@@ -35,6 +36,13 @@ MeasureWindow parse_measure_time(const std::string& text);
 /// is an InputError (a window that silently measured fewer jobs would be a wrong number).
 std::vector<char> measured_mask(std::span<const JobInfo> jobs, const MeasureWindow& window);
 
+/// A figure over no jobs (a mean JCT when no job finished, a utilisation over no time): NaN, never 0, so
+/// that it cannot pass for a measured value. The writers turn it into JSON null, an empty CSV or index
+/// cell and "n/a" on the console (sim/app/result_fields.cpp); this is the one place that decides it.
+inline constexpr double kNoFigure = std::numeric_limits<double>::quiet_NaN();
+/// True unless `x` is kNoFigure.
+inline bool has_figure(double x) { return x == x; }
+
 /// Mean JCT of one VC's or user's measured finished jobs.
 struct GroupJct {
     std::string name;
@@ -46,8 +54,13 @@ struct Summary {
     std::uint64_t jobs = 0, finished = 0, rejected = 0, unfinished = 0;
     MeasureWindow measure;
     std::uint64_t measured_jobs = 0, measured_finished = 0;  ///< in the window (all jobs when By::All)
+    // The figures over jobs or time below are kNoFigure when there is nothing to measure: no measured
+    // finished job (JCT, queueing, pending, fairness), no finished job (makespan), no time (utilisation).
     double avg_jct = 0, p50_jct = 0, p95_jct = 0, p99_jct = 0, avg_queueing_delay = 0;  ///< s
-    double makespan = 0;                                                                ///< s
+    /// Time a finished job waited for GPUs between submit and finish (before its first start and after
+    /// every preemption; restarts excluded): mean and 95th percentile over the measured finished jobs.
+    double avg_pending_time = 0, p95_pending_time = 0;  ///< s
+    double makespan = 0;                                ///< s
     double gpu_utilization = 0;
     std::vector<std::pair<std::string, double>> gpu_utilization_by_type;  ///< in cluster order
     std::uint64_t preemptions = 0;    ///< times a running job lost its GPUs before finishing (moves included)
@@ -60,7 +73,8 @@ struct Summary {
     std::uint64_t restarts = 0;      ///< restarts charged (a restart model's cost > 0), all jobs
     double restart_gpu_seconds = 0;  ///< GPU-seconds spent restarting (cut-short restarts: the part spent)
     double packed_gpu_seconds = 0;   ///< GPU-seconds during which a GPU was shared by two packed jobs
-    /// Finish-time fairness ρ over the measured finished jobs (Themis's, as finish_time_fairness); 0 without rates.
+    /// Finish-time fairness ρ over the measured finished jobs (Themis's, as finish_time_fairness); kNoFigure
+    /// without rates.
     double ftf_rho_max = 0, ftf_rho_mean = 0, ftf_share_above_1 = 0;
     double wait_threshold = 3600;                  ///< s
     std::uint64_t jobs_waited_over_threshold = 0;  ///< measured finished jobs with queueing delay > threshold
@@ -82,7 +96,12 @@ struct SummaryOptions {
     const Tenants* tenants = nullptr;     ///< the names behind JobInfo::vc and ::user, for by_vc and by_user
 };
 
-/// Percentile with linear interpolation between order statistics (numpy's default); `sorted` ascending.
+/// A finished job's pending time: finish − submit − the time it held GPUs (restarts are spent holding
+/// them), in µs. Only meaningful once it finished.
+inline Time pending_time(const JobInfo& j) { return j.finish - j.submit - j.attained; }
+
+/// Percentile with linear interpolation between order statistics (numpy's default); `sorted` ascending;
+/// kNoFigure when it is empty.
 double percentile(const std::vector<double>& sorted, double q);
 
 class Metrics final : public Observer {

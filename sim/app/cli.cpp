@@ -41,7 +41,8 @@ constexpr const char* kUsage =
     "usage: dlsim <command> [options]\n"
     "  run        simulate a trace on a cluster under a policy (no flags: the bundled default)\n"
     "  policies   list policies, placers and their parameters\n"
-    "  list       formats | networks | placers | policies | fields [--markdown]: the names each registry knows\n"
+    "  list       formats | networks | placers | policies | fields [--markdown | --json]: the names each registry "
+    "knows\n"
     "  validate   FILE: check a cluster, profile, trace, run-config or result file\n"
     "  sweep      SPEC.json: many runs over a grid, in parallel, resumable; 'sweep merge' joins Slurm shards\n"
     "  trace      stats | convert | generate | cluster: describe, convert, synthesise traces; clusters from machine "
@@ -267,16 +268,31 @@ std::string markdown_cell(std::string_view text) {
 }
 
 /// `dlsim list fields`: the result schema's summary keys and job fields, from the field table. With
-/// --markdown, the two tables sim/app/RESULTS.md embeds (the docs test checks the page against it).
-void list_fields(bool markdown) {
+/// --markdown, the two tables sim/app/RESULTS.md embeds (the docs test checks the page against it); with
+/// --json, the same as one JSON object (scripts/plot.py's axis labels are checked against it).
+void list_fields(std::string_view format) {
     using namespace result_fields;
-    if (markdown) {
-        fmt::print("| `summary` key | index column | what |\n|---|---|---|\n");
+    if (format == "--markdown") {
+        fmt::print("| `summary` key | unit | index column | what |\n|---|---|---|---|\n");
         for (const SummaryField& f : summary_fields())
-            fmt::print("| `{}` | {} | {} |\n", f.name, f.in_index ? "yes" : "", markdown_cell(f.description));
+            fmt::print("| `{}` | {} | {} | {} |\n", f.name, f.unit, f.in_index ? "yes" : "",
+                       markdown_cell(f.description));
         fmt::print("\n| `jobs` field | CSV column | what |\n|---|---|---|\n");
         for (const JobField& f : job_fields())
             fmt::print("| `{}` | {} | {} |\n", f.name, f.in_csv ? "yes" : "", markdown_cell(f.description));
+        return;
+    }
+    if (format == "--json") {
+        json_fields::Json summary = json_fields::Json::array(), jobs = json_fields::Json::array();
+        for (const SummaryField& f : summary_fields())
+            summary.push_back({{"name", f.name},
+                               {"axis", f.axis},
+                               {"unit", f.unit},
+                               {"index", f.in_index},
+                               {"description", f.description}});
+        for (const JobField& f : job_fields())
+            jobs.push_back({{"name", f.name}, {"csv", f.in_csv}, {"description", f.description}});
+        fmt::print("{}\n", json_fields::Json{{"summary", summary}, {"jobs", jobs}}.dump(1));
         return;
     }
     std::size_t width = 0;
@@ -300,9 +316,9 @@ void print_names(const Rows& rows, Name name, Description description) {
 
 int cmd_list(int argc, char** argv) {
     const std::string what = argc >= 2 ? argv[1] : "";
-    const bool markdown = argc >= 3 && std::string_view(argv[2]) == "--markdown";
-    if (argc > 3 || (argc == 3 && !(markdown && what == "fields")))
-        throw InputError("list: expected one of formats, networks, placers, policies, or fields [--markdown]");
+    const std::string_view format = argc >= 3 ? argv[2] : "";
+    if (argc > 3 || (argc == 3 && !((format == "--markdown" || format == "--json") && what == "fields")))
+        throw InputError("list: expected one of formats, networks, placers, policies, or fields [--markdown | --json]");
     const auto name = [](const auto& e) { return e.name; };
     const auto description = [](const auto& e) { return e.description; };
     if (what == "formats") {
@@ -315,7 +331,7 @@ int cmd_list(int argc, char** argv) {
     } else if (what == "policies") {
         print_names(builtin_policies().entries(), name, description);
     } else if (what == "fields") {
-        list_fields(markdown);
+        list_fields(format);
     } else {
         throw InputError(
             fmt::format("list: unknown list '{}' (valid: formats, networks, placers, policies, fields)", what));

@@ -18,8 +18,9 @@ using namespace record_out;
 
 namespace {
 
-std::string hours(double seconds) { return fmt::format("{:.2f}", seconds / 3600.0); }
-std::string percent(double share) { return fmt::format("{:.1f}%", 100 * share); }
+// A figure over no jobs (kNoFigure) reads "n/a" on the console, as it is null in JSON.
+std::string hours(double seconds) { return has_figure(seconds) ? fmt::format("{:.2f}", seconds / 3600.0) : "n/a"; }
+std::string percent(double share) { return has_figure(share) ? fmt::format("{:.1f}%", 100 * share) : "n/a"; }
 std::string nonzero(std::uint64_t n) { return n ? std::to_string(n) : std::string(); }
 
 /// A count (std::uint64_t member) as a JSON number and console text.
@@ -41,9 +42,20 @@ std::string hours_text(const Summary& s) {
     return hours(s.*Member);
 }
 
-const std::array<std::string_view, 8> kConsoleRows = {"jobs",         "measured", "JCT (h)",     "queueing (h)",
-                                                      "makespan (h)", "GPU util", "preemptions", "fairness"};
-enum Row { kJobsRow, kMeasuredRow, kJctRow, kQueueingRow, kMakespanRow, kUtilRow, kCountsRow, kFairnessRow };
+const std::array<std::string_view, 9> kConsoleRows = {"jobs",         "measured",    "JCT (h)",
+                                                      "queueing (h)", "pending (h)", "makespan (h)",
+                                                      "GPU util",     "preemptions", "fairness"};
+enum Row {
+    kJobsRow,
+    kMeasuredRow,
+    kJctRow,
+    kQueueingRow,
+    kPendingRow,
+    kMakespanRow,
+    kUtilRow,
+    kCountsRow,
+    kFairnessRow
+};
 
 /// A list of (name, number) pairs as a JSON object, in list order.
 void named_numbers_json(Buffer& out, const std::vector<std::pair<std::string, double>>& values) {
@@ -75,38 +87,50 @@ void groups_json(Buffer& out, const std::vector<GroupJct>& groups) {
 std::string no_text(const Summary&) { return {}; }
 
 const SummaryField kSummary[] = {
-    {"jobs", "jobs in the trace (after its filters and transforms)", count_json<&Summary::jobs>, true, kJobsRow,
-     Show::Part, "", count_text<&Summary::jobs>},
-    {"finished", "jobs that finished", count_json<&Summary::finished>, true, kJobsRow, Show::Aside, "finished",
-     count_text<&Summary::finished>},
-    {"rejected", "jobs that can never run on this cluster (state rejected, with a reason)",
+    {"jobs", "jobs", "jobs", "jobs in the trace (after its filters and transforms)", count_json<&Summary::jobs>, true,
+     kJobsRow, Show::Part, "", count_text<&Summary::jobs>},
+    {"finished", "finished jobs", "jobs", "jobs that finished", count_json<&Summary::finished>, true, kJobsRow,
+     Show::Aside, "finished", count_text<&Summary::finished>},
+    {"rejected", "rejected jobs", "jobs", "jobs that can never run on this cluster (state rejected, with a reason)",
      count_json<&Summary::rejected>, true, kJobsRow, Show::Aside, "rejected", count_text<&Summary::rejected>},
-    {"unfinished", "jobs neither finished nor rejected", count_json<&Summary::unfinished>, true, kJobsRow, Show::Aside,
-     "unfinished", count_text<&Summary::unfinished>},
-    {"stopped_early",
+    {"unfinished", "unfinished jobs", "jobs", "jobs neither finished nor rejected", count_json<&Summary::unfinished>,
+     true, kJobsRow, Show::Aside, "unfinished", count_text<&Summary::unfinished>},
+    {"stopped_early", "stopped early", "",
      "true when the run ended once the measurement window's jobs had finished (stop_after_measured) while others "
      "were still queued, running or not yet arrived (they count as unfinished; makespan ends at that instant)",
      [](Buffer& out, const Summary& s) { append(out, s.stopped_early ? "true" : "false"); }, false, kJobsRow,
      Show::Aside, "early", [](const Summary& s) { return s.stopped_early ? std::string("stopped") : std::string(); }},
-    {"agnostic_jobs", "jobs whose model the profile lacks, run model-agnostic (--unknown-models agnostic)",
+    {"agnostic_jobs", "model-agnostic jobs", "jobs",
+     "jobs whose model the profile lacks, run model-agnostic (--unknown-models agnostic)",
      count_json<&Summary::agnostic_jobs>, false, kJobsRow, Show::Aside, "model-agnostic",
      [](const Summary& s) { return nonzero(s.agnostic_jobs); }},
-    {"avg_jct", "mean JCT of the finished jobs in the measurement window (s)", number_json<&Summary::avg_jct>, true,
-     kJctRow, Show::Part, "avg", hours_text<&Summary::avg_jct>},
-    {"p50_jct", "median JCT, linear interpolation between order statistics (s)", number_json<&Summary::p50_jct>, true,
-     kJctRow, Show::Part, "p50", hours_text<&Summary::p50_jct>},
-    {"p95_jct", "95th percentile JCT (s)", number_json<&Summary::p95_jct>, true, kJctRow, Show::Part, "p95",
-     hours_text<&Summary::p95_jct>},
-    {"p99_jct", "99th percentile JCT (s)", number_json<&Summary::p99_jct>, true, kJctRow, Show::Part, "p99",
-     hours_text<&Summary::p99_jct>},
-    {"avg_queueing_delay", "mean first start - submit of the finished jobs in the window (s)",
+    {"avg_jct", "mean JCT", "s", "mean JCT of the finished jobs in the measurement window (s); null when none finished",
+     number_json<&Summary::avg_jct>, true, kJctRow, Show::Part, "avg", hours_text<&Summary::avg_jct>},
+    {"p50_jct", "median JCT", "s", "median JCT, linear interpolation between order statistics (s)",
+     number_json<&Summary::p50_jct>, true, kJctRow, Show::Part, "p50", hours_text<&Summary::p50_jct>},
+    {"p95_jct", "95th-percentile JCT", "s", "95th percentile JCT (s)", number_json<&Summary::p95_jct>, true, kJctRow,
+     Show::Part, "p95", hours_text<&Summary::p95_jct>},
+    {"p99_jct", "99th-percentile JCT", "s", "99th percentile JCT (s)", number_json<&Summary::p99_jct>, true, kJctRow,
+     Show::Part, "p99", hours_text<&Summary::p99_jct>},
+    {"avg_queueing_delay", "mean queueing delay", "s",
+     "mean first start - submit of the finished jobs in the window (s); null when none finished",
      number_json<&Summary::avg_queueing_delay>, true, kQueueingRow, Show::Part, "avg",
      hours_text<&Summary::avg_queueing_delay>},
-    {"makespan", "last finish - first submit (s)", number_json<&Summary::makespan>, true, kMakespanRow, Show::Part, "",
-     hours_text<&Summary::makespan>},
-    {"gpu_utilization", "busy GPU-seconds / (GPUs x makespan)", number_json<&Summary::gpu_utilization>, true, kUtilRow,
-     Show::Part, "", [](const Summary& s) { return percent(s.gpu_utilization); }},
-    {"gpu_utilization_by_type", "the same per GPU type, in cluster order (object: type -> share)",
+    {"avg_pending_time", "mean pending time", "s",
+     "mean pending_time (time waiting for GPUs between submit and finish, restarts excluded) of the finished jobs "
+     "in the window (s); null when none finished",
+     number_json<&Summary::avg_pending_time>, false, kPendingRow, Show::Part, "avg",
+     hours_text<&Summary::avg_pending_time>},
+    {"p95_pending_time", "95th-percentile pending time", "s", "95th percentile pending_time (s)",
+     number_json<&Summary::p95_pending_time>, false, kPendingRow, Show::Part, "p95",
+     hours_text<&Summary::p95_pending_time>},
+    {"makespan", "makespan", "s", "last finish - first submit (s); null when no job finished",
+     number_json<&Summary::makespan>, true, kMakespanRow, Show::Part, "", hours_text<&Summary::makespan>},
+    {"gpu_utilization", "GPU utilisation", "share", "busy GPU-seconds / (GPUs x makespan); null without a makespan",
+     number_json<&Summary::gpu_utilization>, true, kUtilRow, Show::Part, "",
+     [](const Summary& s) { return percent(s.gpu_utilization); }},
+    {"gpu_utilization_by_type", "GPU utilisation by type", "share",
+     "the same per GPU type, in cluster order (object: type -> share)",
      [](Buffer& out, const Summary& s) { named_numbers_json(out, s.gpu_utilization_by_type); }, false, kUtilRow,
      Show::Part, "",
      [](const Summary& s) {
@@ -115,53 +139,57 @@ const SummaryField kSummary[] = {
              text += fmt::format("{}{} {}", text.empty() ? "" : "   ", name, percent(u));
          return text;
      }},
-    {"preemptions", "times a running job lost its GPUs before finishing (moves included)",
+    {"preemptions", "preemptions", "count", "times a running job lost its GPUs before finishing (moves included)",
      count_json<&Summary::preemptions>, true, kCountsRow, Show::Part, "", count_text<&Summary::preemptions>},
-    {"migrations", "of the preemptions, moves: the job ran again elsewhere at the same instant",
+    {"migrations", "migrations", "count", "of the preemptions, moves: the job ran again elsewhere at the same instant",
      count_json<&Summary::migrations>, true, kCountsRow, Show::Aside, "migrations",
      [](const Summary& s) { return nonzero(s.migrations); }},
-    {"restarts", "restarts charged by the restart model (a cost > 0), all jobs", count_json<&Summary::restarts>, true,
-     kCountsRow, Show::Aside, "restarts", [](const Summary& s) { return nonzero(s.restarts); }},
-    {"restart_gpu_seconds",
+    {"restarts", "restarts", "count", "restarts charged by the restart model (a cost > 0), all jobs",
+     count_json<&Summary::restarts>, true, kCountsRow, Show::Aside, "restarts",
+     [](const Summary& s) { return nonzero(s.restarts); }},
+    {"restart_gpu_seconds", "GPU time restarting", "GPU-s",
      "GPU-seconds spent restarting (GPUs held x restart seconds; a restart cut short counts the part spent)",
      number_json<&Summary::restart_gpu_seconds>, true, kCountsRow, Show::Aside, "GPU-h restarting",
      [](const Summary& s) { return s.restart_gpu_seconds > 0 ? hours(s.restart_gpu_seconds) : std::string(); }},
-    {"packed_gpu_seconds",
+    {"packed_gpu_seconds", "GPU time packed", "GPU-s",
      "GPU-seconds during which a GPU was shared by two packed jobs (space sharing; counted once per GPU)",
      number_json<&Summary::packed_gpu_seconds>, false, kCountsRow, Show::Aside, "GPU-h packed",
      [](const Summary& s) { return s.packed_gpu_seconds > 0 ? hours(s.packed_gpu_seconds) : std::string(); }},
-    {"events", "events the engine processed", count_json<&Summary::events>, true, kCountsRow, Show::Part, "events",
-     count_text<&Summary::events>},
-    {"ftf_rho_max",
+    {"events", "engine events", "count", "events the engine processed", count_json<&Summary::events>, true, kCountsRow,
+     Show::Part, "events", count_text<&Summary::events>},
+    {"ftf_rho_max", "max finish-time fairness ρ", "",
      "finish-time fairness: the largest rho = JCT / the time alone on an equal 1/N share of its fastest type's "
      "GPUs (N the mean jobs in the system over its lifetime) among the finished jobs in the window",
      number_json<&Summary::ftf_rho_max>, true, kFairnessRow, Show::Part, "rho max",
      [](const Summary& s) { return s.ftf_rho_max > 0 ? fmt::format("{:.3f}", s.ftf_rho_max) : std::string(); }},
-    {"ftf_rho_mean", "mean rho of the finished jobs in the window", number_json<&Summary::ftf_rho_mean>, true,
-     kFairnessRow, Show::Part, "mean",
+    {"ftf_rho_mean", "mean finish-time fairness ρ", "", "mean rho of the finished jobs in the window",
+     number_json<&Summary::ftf_rho_mean>, true, kFairnessRow, Show::Part, "mean",
      [](const Summary& s) { return s.ftf_rho_max > 0 ? fmt::format("{:.3f}", s.ftf_rho_mean) : std::string(); }},
-    {"ftf_share_above_1", "share of the finished jobs in the window with rho > 1",
+    {"ftf_share_above_1", "jobs with ρ > 1", "share", "share of the finished jobs in the window with rho > 1",
      number_json<&Summary::ftf_share_above_1>, true, kFairnessRow, Show::Part, "rho > 1",
      [](const Summary& s) { return s.ftf_rho_max > 0 ? percent(s.ftf_share_above_1) : std::string(); }},
-    {"wait_threshold", "the queueing delay jobs_waited_over_threshold counts beyond (s; run config wait_threshold)",
+    {"wait_threshold", "wait threshold", "s",
+     "the queueing delay jobs_waited_over_threshold counts beyond (s; run config wait_threshold)",
      number_json<&Summary::wait_threshold>, false, -1, Show::Part, "", no_text},
-    {"jobs_waited_over_threshold", "finished jobs in the window whose queueing delay exceeds wait_threshold",
+    {"jobs_waited_over_threshold", "jobs that waited over the threshold", "jobs",
+     "finished jobs in the window whose queueing delay exceeds wait_threshold",
      count_json<&Summary::jobs_waited_over_threshold>, true, kQueueingRow, Show::Part, "",
      [](const Summary& s) {
          return s.jobs_waited_over_threshold
                     ? fmt::format("{} waited > {} h", s.jobs_waited_over_threshold, hours(s.wait_threshold))
                     : std::string();
      }},
-    {"gpu_hours_by_type", "busy GPU-hours per GPU type over the whole run, in cluster order (object: type -> hours)",
+    {"gpu_hours_by_type", "busy GPU time by type", "GPU-h",
+     "busy GPU-hours per GPU type over the whole run, in cluster order (object: type -> hours)",
      [](Buffer& out, const Summary& s) { named_numbers_json(out, s.gpu_hours_by_type); }, false, -1, Show::Part, "",
      no_text},
-    {"by_vc",
+    {"by_vc", "", "",
      "finished jobs in the window by the trace's vc, in name order (object: vc -> {jobs, avg_jct}); jobs without "
      "a vc are left out, and a trace without the column gives {}",
      [](Buffer& out, const Summary& s) { groups_json(out, s.by_vc); }, false, -1, Show::Part, "", no_text},
-    {"by_user", "the same by the trace's user", [](Buffer& out, const Summary& s) { groups_json(out, s.by_user); },
-     false, -1, Show::Part, "", no_text},
-    {"network",
+    {"by_user", "", "", "the same by the trace's user",
+     [](Buffer& out, const Summary& s) { groups_json(out, s.by_user); }, false, -1, Show::Part, "", no_text},
+    {"network", "", "",
      "the contention mode; per tier the links' mean utilisation over the makespan, and the busiest tier; component "
      "re-rates, the jobs they re-rated, and full solves",
      [](Buffer& out, const Summary& s) {
@@ -186,7 +214,7 @@ const SummaryField kSummary[] = {
                                  n.jobs_rerated, n.full_solves));
      },
      false, -1, Show::Part, "", [](const Summary&) { return std::string(); }},
-    {"measure",
+    {"measure", "", "",
      "the measurement window of the JCT figures (by all, jobs or time; from, to) and its jobs and "
      "finished jobs",
      [](Buffer& out, const Summary& s) { append(out, measure_summary_json(s)); }, false, kMeasuredRow, Show::Part, "",
@@ -318,6 +346,10 @@ const JobField kJobs[] = {
      [](const JobRow& r) { return done(r) ? seconds(info(r).finish - info(r).submit) : null(); }, true},
     {"queueing_delay", "first start - submit (s); null if it never ran",
      [](const JobRow& r) { return ran(r) ? seconds(info(r).first_start - info(r).submit) : null(); }, true},
+    {"pending_time",
+     "time it waited for GPUs between submit and finish: before its first start and after every preemption, "
+     "restarts excluded (s); null unless finished",
+     [](const JobRow& r) { return done(r) ? seconds(pending_time(info(r))) : null(); }, true},
     {"num_gpus", "requested GPUs", [](const JobRow& r) { return integer(info(r).num_gpus); }, true},
     {"gpu_type", "GPU type of its longest allocation; null if it never ran",
      [](const JobRow& r) { return ran(r) ? text(r.in.cluster.gpu_types[r.out.job_gpu_type[r.j]].name) : null(); },

@@ -34,7 +34,11 @@ using record_out::Buffer;
 enum class Show : std::uint8_t { Part, Aside };
 
 struct SummaryField {
-    std::string_view name;                        ///< JSON key in `summary`, index column when in_index
+    std::string_view name;  ///< JSON key in `summary`, index column when in_index
+    /// What a figure's axis calls it ("mean JCT"), and the unit of its JSON value: "s", "share" (of 1),
+    /// "jobs", "count", "GPU-s", "GPU-h", or "" (a ratio, a flag or an object). scripts/plot.py labels
+    /// its axes from these (h for s, % for share; its copy is checked against `dlsim list fields --json`).
+    std::string_view axis, unit;
     std::string_view description;                 ///< for the documentation and `--help`-style listings
     void (*write_json)(Buffer&, const Summary&);  ///< the JSON value
     bool in_index;                                ///< a column of the sweep index (index.csv, index.json "metrics")

@@ -15,8 +15,9 @@
    result path) is what `build/dlsim run` prints now. In the page, `…` stands for any text (a version, the
    checkout's path).
 3. The fields block of sim/app/RESULTS.md, between `<!-- fields:begin -->` and `<!-- fields:end -->`, is
-   what `build/dlsim list fields --markdown` prints. `--update-fields` writes the binary's output there
-   instead of comparing.
+   what `build/dlsim list fields --markdown` prints, and scripts/plot.py's, between `# fields:begin` and
+   `# fields:end`, holds each summary key's axis name and unit as `build/dlsim list fields --json` gives
+   them. `--update-fields` writes the binary's output there instead of comparing.
 4. Blocks must not write into the source tree: `git status` of the source is the same after the blocks
    as before (when the source is a git checkout).
 
@@ -24,6 +25,7 @@ Relative links between pages that point at no file are listed as warnings.
 Debian's /usr/bin/python3, standard library only. Exit 0 when every check passed (or was skipped), 1 else.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -38,6 +40,8 @@ ANY_MARKER = re.compile(r"^\s*<!--\s*docs-test")
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
 FIELDS_BEGIN, FIELDS_END = "<!-- fields:begin -->", "<!-- fields:end -->"
 RESULTS_PAGE = os.path.join("sim", "app", "RESULTS.md")
+PLOT_SCRIPT = os.path.join("scripts", "plot.py")
+PLOT_BEGIN, PLOT_END = "# fields:begin", "# fields:end"
 BLOCK_TIMEOUT = 120  # seconds; the whole test should stay near a minute
 
 
@@ -255,6 +259,46 @@ def check_fields(source, dlsim, update):
     return [], "ok"
 
 
+def plot_fields_block(fields):
+    """scripts/plot.py's generated table: summary key -> (axis name, unit), for the keys with an axis name."""
+    lines = ["SUMMARY_FIELDS = {"]
+    for f in fields["summary"]:
+        if f["axis"]:
+            lines.append(f"    {json.dumps(f['name'])}: ({json.dumps(f['axis'], ensure_ascii=False)}, "
+                         f"{json.dumps(f['unit'])}),")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def check_plot_fields(source, dlsim, update):
+    """(problems, note): compares or rewrites scripts/plot.py's fields block with `dlsim list fields --json`."""
+    path = os.path.join(source, PLOT_SCRIPT)
+    if not os.path.exists(path):
+        return [f"{PLOT_SCRIPT}: missing"], ""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    begin, end = text.find(PLOT_BEGIN), text.find(PLOT_END)
+    if begin < 0 or end < begin:
+        return [f"{PLOT_SCRIPT}: no '{PLOT_BEGIN}' ... '{PLOT_END}' block"], ""
+    begin = text.index("\n", begin) + 1  # the marker line says where the block comes from
+    r = subprocess.run([dlsim, "list", "fields", "--json"], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=60)
+    if r.returncode != 0:
+        return [f"build/dlsim list fields --json exited {r.returncode}:\n{tail(r.stderr)}"], ""
+    generated = plot_fields_block(json.loads(r.stdout))
+    current = text[begin:end].strip()
+    if update:
+        if current != generated:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text[:begin] + generated + "\n" + text[end:])
+            return [], f"updated {PLOT_SCRIPT} from build/dlsim list fields --json"
+        return [], "up to date"
+    if current != generated:
+        return [f"{PLOT_SCRIPT}: the fields block differs from build/dlsim list fields --json (rewrite it: "
+                f"/usr/bin/python3 tests/docs/test_docs.py --dlsim build/dlsim --source . --update-fields)"], ""
+    return [], "ok"
+
+
 # ---------------------------------------------------------------- links
 
 LINK = re.compile(r"\[[^\]]*\]\((?P<target>[^)\s]+)\)")
@@ -327,6 +371,10 @@ def main():
         problems += field_problems
         print(f"fields ({RESULTS_PAGE} against build/dlsim list fields --markdown): "
               f"{note if not field_problems else 'FAILED'}")
+        plot_problems, note = check_plot_fields(source, dlsim, a.update_fields)
+        problems += plot_problems
+        print(f"fields ({PLOT_SCRIPT} against build/dlsim list fields --json): "
+              f"{note if not plot_problems else 'FAILED'}")
 
     for link in check_links(source, pages):
         print(f"warning: link to a missing file: {link}")

@@ -29,7 +29,13 @@ REPO = Path(__file__).resolve().parents[2]
 PLOT = REPO / "scripts" / "plot.py"
 TWO_RUN_RHO = REPO / "scripts" / "two_run_rho.py"
 HOUR = 3600.0
-SECONDS_METRICS = {"avg_jct", "p50_jct", "p95_jct", "p99_jct", "avg_queueing_delay", "makespan"}
+# Axis labels with units, as the field table names the keys (dlsim list fields --json), and the factor
+# from the summary's value to the unit shown.
+TITLES = {"avg_jct": "mean JCT (h)", "p99_jct": "99th-percentile JCT (h)", "makespan": "makespan (h)",
+          "gpu_utilization": "GPU utilisation (%)", "preemptions_per_job": "preemptions per job",
+          "avg_pending_time": "mean pending time (h)"}
+SCALE = {"avg_jct": 1 / HOUR, "p99_jct": 1 / HOUR, "makespan": 1 / HOUR, "gpu_utilization": 100.0,
+         "avg_pending_time": 1 / HOUR}
 MAGIC = {".png": [b"\x89PNG\r\n\x1a\n"], ".pdf": [b"%PDF-"], ".svg": [b"<?xml", b"<svg"]}
 POLICIES = ["fifo", "srtf"]
 LOADS = [0.5, 1, 2]
@@ -165,29 +171,58 @@ def test_load(plot, index_path, index, out):
         check(len(group) == len(SEEDS) and int(d["n"]) == len(SEEDS), f"load.csv: row {d}: expected n=2 seeds")
         vals = [r["summary"][d["metric"]] / HOUR for r in group]
         check(d["unit"] == "h", f"load.csv: {d['metric']} should be in hours")
-        for key, want in (("mean", mean(vals)), ("min", min(vals)), ("max", max(vals))):
+        for key, want in (("mean", mean(vals)), ("min", min(vals)), ("max", max(vals)), ("band_low", min(vals)),
+                          ("band_high", max(vals))):
             check(close(float(d[key]), want), f"load.csv: {d['series']} x={d['x']} {d['metric']} {key} "
                                               f"{d[key]} != {want} (index, hours)")
+    # --band ci: the mean's 95% confidence interval over the seeds (Student's t, n - 1 = 1: 12.706).
+    plot(["load", index_path, "-o", out / "load_ci.png", "--metrics", "gpu_utilization", "--band", "ci",
+          "--data-out", out / "load_ci.csv"])
+    for d in read_csv(out / "load_ci.csv"):
+        vals = [100 * r["summary"]["gpu_utilization"]
+                for r in rows_where(index, policy=d["series"], load_scale=float(d["x"]))]
+        sd = math.sqrt(sum((v - mean(vals)) ** 2 for v in vals) / (len(vals) - 1))
+        half = 12.706 * sd / math.sqrt(len(vals))
+        check(d["unit"] == "%", f"load_ci.csv: gpu_utilization should be in %, got {d['unit']}")
+        check(close(float(d["band_low"]), mean(vals) - half) and close(float(d["band_high"]), mean(vals) + half),
+              f"load_ci.csv: {d['series']} x={d['x']}: band {d['band_low']}..{d['band_high']} != "
+              f"{mean(vals) - half}..{mean(vals) + half}")
 
 
 def test_bars(plot, index_path, index, out):
+    """Bars per load, never pooled: each policy's mean at a load ÷ fifo's mean at the same load, with its
+    runs' min-max (or 95% CI) ÷ the same mean as the error bar."""
     metrics = ["avg_jct", "p99_jct", "makespan", "gpu_utilization"]
     for ext in (".png", ".pdf"):
         extra = ["--data-out", out / "bars.csv"] if ext == ".png" else []
         plot(["bars", index_path, "-o", out / f"bars{ext}", "--baseline", "fifo",
               "--metrics", ",".join(metrics)] + extra)
         check_figure(out / f"bars{ext}")
-    data = read_csv(out / "bars.csv")
-    check(len(data) == len(POLICIES) * len(metrics), f"bars.csv: {len(data)} rows, expected 8")
-    for d in data:
-        m = d["metric"]
-        want = mean([r["summary"][m] for r in rows_where(index, policy=d["policy"])])
-        base = mean([r["summary"][m] for r in rows_where(index, policy="fifo")])
-        check(close(float(d["mean"]), want), f"bars.csv: {d['policy']} {m} mean {d['mean']} != {want}")
-        check(close(float(d["baseline_mean"]), base), f"bars.csv: {m} baseline_mean {d['baseline_mean']} != {base}")
-        check(close(float(d["ratio"]), want / base), f"bars.csv: {d['policy']} {m} ratio {d['ratio']} != {want / base}")
-        if d["policy"] == "fifo":
-            check(float(d["ratio"]) == 1.0, f"bars.csv: the baseline's own ratio is {d['ratio']}, expected 1")
+    plot(["bars", index_path, "-o", out / "bars_ci.png", "--baseline", "fifo", "--metrics", ",".join(metrics),
+          "--band", "ci", "--data-out", out / "bars_ci.csv"])
+    for name, band in (("bars.csv", "minmax"), ("bars_ci.csv", "ci")):
+        data = read_csv(out / name)
+        check(len(data) == len(POLICIES) * len(LOADS) * len(metrics),
+              f"{name}: {len(data)} rows, expected 24 (per policy, load and metric)")
+        for d in data:
+            m, x = d["metric"], float(d["x"])
+            vals = [r["summary"][m] for r in rows_where(index, policy=d["policy"], load_scale=x)]
+            base = mean([r["summary"][m] for r in rows_where(index, policy="fifo", load_scale=x)])
+            want = mean(vals)
+            check(int(d["n"]) == len(SEEDS), f"{name}: {d['policy']} {m} at {x}: n {d['n']}")
+            check(close(float(d["mean"]), want), f"{name}: {d['policy']} {m} at {x}: mean {d['mean']} != {want}")
+            check(close(float(d["baseline_mean"]), base), f"{name}: {m} at {x}: baseline_mean {d['baseline_mean']}")
+            check(close(float(d["ratio"]), want / base), f"{name}: {d['policy']} {m} ratio {d['ratio']} != {want / base}")
+            if band == "minmax":
+                low, high = min(vals), max(vals)
+            else:  # two seeds: t(0.975, 1) = 12.706, sd with n - 1
+                sd = math.sqrt(sum((v - want) ** 2 for v in vals) / (len(vals) - 1))
+                low, high = want - 12.706 * sd / math.sqrt(2), want + 12.706 * sd / math.sqrt(2)
+            check(close(float(d["ratio_low"]), low / base, 1e-9) and close(float(d["ratio_high"]), high / base, 1e-9),
+                  f"{name}: {d['policy']} {m} at {x}: error bar {d['ratio_low']}..{d['ratio_high']} != "
+                  f"{low / base}..{high / base}")
+            if d["policy"] == "fifo":
+                check(float(d["ratio"]) == 1.0, f"{name}: the baseline's own ratio is {d['ratio']}, expected 1")
 
 
 def finished_jcts(result_path):
@@ -362,11 +397,11 @@ def test_table(plot, index_path, index, out):
               f"table.csv: {d['policy']} {d['load_scale']}: runs {d['runs']}, expected {len(SEEDS)}")
         shown = [c.strip() for c in cells][3:]
         for m, cell in zip(metrics, shown):
-            col = f"{m} (h)" if m in SECONDS_METRICS else m
+            col = TITLES[m]
             if m == "preemptions_per_job":  # a count over the run's jobs, then the mean over seeds
                 want = mean([r["summary"]["preemptions"] / r["summary"]["jobs"] for r in group])
             else:
-                want = mean([r["summary"][m] for r in group]) / (HOUR if m in SECONDS_METRICS else 1)
+                want = mean([r["summary"][m] for r in group]) * SCALE.get(m, 1.0)
             check(close(float(d[col]), want), f"table.csv: {d['policy']} {d['load_scale']} {col} {d[col]} != {want}")
             # The table rounds to 4 significant digits.
             check(close(float(cell), want, 1e-3), f"table.md: {d['policy']} {d['load_scale']} {col} {cell} != {want}")
@@ -413,6 +448,93 @@ def test_unknown_policy(plot, sweep_dir, out):
     check(not hasattr(mod, "KNOWN_POLICIES"), "plot.py still has a built-in policy list")
     mod.assign_policy_colours([])
     check(mod.policy_colour("never-assigned").startswith("#"), "an unassigned policy has no colour")
+
+
+def test_figure_content(plot_py, plot, dlsim, index_path, out):
+    """What the figures say, read from the matplotlib figure just before it is saved: axis labels from the
+    field table with units, a caption line stating the band, one legend outside the panels, a log JCT axis
+    by default for the CDF."""
+    seen = []
+    save = plot_py.save
+
+    def spy(fig, plt, args):
+        seen.append({"ylabels": [ax.get_ylabel() for ax in fig.axes], "xscales": [ax.get_xscale() for ax in fig.axes],
+                     "texts": [t.get_text() for t in fig.texts], "legends": len(fig.legends),
+                     "panel_legends": sum(ax.get_legend() is not None for ax in fig.axes)})
+        save(fig, plt, args)
+
+    plot_py.save = spy
+    try:
+        # The script's copy of the field table is what dlsim prints.
+        fields = json.loads(run([dlsim, "list", "fields", "--json"]).stdout)
+        for f in fields["summary"]:
+            if f["axis"]:
+                check(plot_py.SUMMARY_FIELDS.get(f["name"]) == (f["axis"], f["unit"]),
+                      f"plot.py's SUMMARY_FIELDS[{f['name']}] is not dlsim's ({f['axis']}, {f['unit']}): "
+                      f"tests/docs/test_docs.py --update-fields rewrites it")
+        for metric, title in TITLES.items():
+            check(plot_py.metric_title(metric) == title, f"metric_title({metric}) = {plot_py.metric_title(metric)}")
+
+        plot(["load", index_path, "-o", out / "content_load.png", "--metrics", "avg_jct,gpu_utilization,"
+              "preemptions_per_job,avg_pending_time"])
+        f = seen[-1]
+        check(f["ylabels"] == [TITLES[m] for m in ("avg_jct", "gpu_utilization", "preemptions_per_job",
+                                                   "avg_pending_time")], f"load: y labels {f['ylabels']}")
+        check(f["texts"] == ["mean over 2 seeds, band = min–max"], f"load: caption {f['texts']}")
+        check(f["legends"] == 1 and f["panel_legends"] == 0, f"load: expected one shared legend, got {f}")
+        plot(["load", index_path, "-o", out / "content_load_ci.png", "--band", "ci"])
+        check(seen[-1]["texts"] == ["mean over 2 seeds, band = 95% CI of the mean (Student's t)"],
+              f"load --band ci: caption {seen[-1]['texts']}")
+
+        plot(["bars", index_path, "-o", out / "content_bars.png", "--baseline", "fifo", "--metrics", "avg_jct,p99_jct"])
+        f = seen[-1]
+        check(f["texts"] == ["mean over 2 seeds, error bar = min–max, relative to fifo's mean"],
+              f"bars: caption {f['texts']}")
+        check(f["legends"] == 1 and f["panel_legends"] == 0, f"bars: expected one shared legend, got {f}")
+
+        plot(["cdf", "--index", index_path, "--where", "load_scale=1", "-o", out / "content_cdf.png"])
+        check(seen[-1]["xscales"] == ["log"], f"cdf: the JCT axis is {seen[-1]['xscales']}, expected log by default")
+        check(seen[-1]["panel_legends"] == 1, "cdf: no legend")
+        plot(["cdf", "--index", index_path, "--where", "load_scale=1", "--linear", "-o", out / "content_cdf_lin.png"])
+        check(seen[-1]["xscales"] == ["linear"], f"cdf --linear: the JCT axis is {seen[-1]['xscales']}")
+        p = plot(["cdf", "--index", index_path, "--linear", "--logx", "-o", out / "x.png"], ok=False)
+        check(p.returncode == 2 and "--linear and --logx" in p.stderr, f"cdf --linear --logx: {p.stderr}")
+    finally:
+        plot_py.save = save
+
+
+def test_null_figures(plot, sweep_dir, out):
+    """A run where no job finished has null figures in its summary (as dlsim writes them): plot.py leaves
+    them out of the means, draws no point where no run has one, and says so; never a 0."""
+    nulls = out.parent / "nulls"
+    shutil.rmtree(nulls, ignore_errors=True)
+    nulls.mkdir(parents=True)
+    index = json.loads((sweep_dir / "index.json").read_text())
+    for r in index["runs"]:
+        r["result"] = str(sweep_dir / r["result"])
+        p = r["parameters"]
+        if p["policy"] == "srtf" and (p["load_scale"] == 2 or (p["load_scale"] == 1 and p["seed"] == 1)):
+            r["summary"]["avg_jct"] = None  # srtf: at load 2 no seed has it, at load 1 one seed of two
+    (nulls / "index.json").write_text(json.dumps(index))
+    index_path = nulls / "index.json"
+
+    p = plot(["load", index_path, "-o", out / "null_load.png", "--metrics", "avg_jct", "--data-out",
+              out / "null_load.csv"])
+    check("avg_jct srtf at 2" in p.stderr and "no point drawn" in p.stderr, f"load: no warning for the empty point: "
+                                                                          f"{p.stderr}")
+    rows = {(d["series"], float(d["x"])): d for d in read_csv(out / "null_load.csv")}
+    check(rows[("srtf", 2.0)]["mean"] == "" and rows[("srtf", 2.0)]["n"] == "0",
+          f"null_load.csv: srtf at 2 should be empty, got {rows[('srtf', 2.0)]}")
+    one = [r["summary"]["avg_jct"] / HOUR for r in rows_where(index, policy="srtf", load_scale=1, seed=2)]
+    check(rows[("srtf", 1.0)]["n"] == "1" and close(float(rows[("srtf", 1.0)]["mean"]), one[0]),
+          f"null_load.csv: srtf at 1 should be seed 2's value alone, got {rows[('srtf', 1.0)]}")
+
+    plot(["bars", index_path, "-o", out / "null_bars.png", "--baseline", "fifo", "--metrics", "avg_jct",
+          "--data-out", out / "null_bars.csv"])
+    bars = {(d["policy"], float(d["x"])): d for d in read_csv(out / "null_bars.csv")}
+    check(bars[("srtf", 2.0)]["ratio"] == "", f"null_bars.csv: srtf at 2 has a ratio: {bars[('srtf', 2.0)]}")
+    table = plot(["table", index_path, "--metrics", "avg_jct", "--by", "load_scale"]).stdout
+    check("| srtf | 2 | 2 | n/a |" in table, f"table: srtf at load 2 should read n/a:\n{table}")
 
 
 def test_bad_input(plot, index_path, out):
@@ -468,6 +590,8 @@ def main():
         test_table(plot, index_path, index, out)
         test_bad_input(plot, index_path, out)
         test_unknown_policy(plot, sweep_dir, out)
+        test_figure_content(plot_py, plot, Path(a.dlsim).resolve(), index_path, out)
+        test_null_figures(plot, sweep_dir, out)
         # Same input, same bytes: no creation dates, fixed SVG ids.
         for ext in (".svg", ".pdf"):
             plot(["load", index_path, "-o", out / f"again{ext}"])

@@ -3,9 +3,11 @@
 #include "models/cluster.hpp"
 #include "policies/cluster_view.hpp"
 #include "sim/metrics.hpp"
+#include "tests/support/engine_support.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -73,6 +75,7 @@ struct MetricsDriver {
     }
     void finish(Time t, JobIdx j) {
         m.on_finish(t, j, this->jobs[j], held[j]);
+        this->jobs[j].attained += t - this->jobs[j].stint_start;
         this->jobs[j].state = JobState::Finished;
         this->jobs[j].finish = t;
         this->jobs[j].alloc_gpus = 0;
@@ -254,6 +257,90 @@ TEST_CASE("Metrics: never more buckets than microseconds, none when points = 0",
     none.finish(sec(1), 0);
     CHECK(none.m.timeseries().time.empty());
     CHECK(none.m.summarize(none.jobs, 0).gpu_utilization == Approx(0.5).margin(1e-12));  // still integrated
+}
+
+namespace {
+
+/// One 1-GPU job without a model (work 10 s) submitted at 2 on a 1-GPU cluster, kept waiting until 5,
+/// run 5-8, preempted, started again at 12, preempted at 15 and started again at 20 (policy timers), with
+/// `restart` seconds charged on each restart after a preemption. Returns the job and the summary.
+std::pair<JobInfo, Summary> preempted_twice(double restart) {
+    EngineFixture w(1, 1, "job_id,submit_time,num_gpus,duration\nA,2,1,10\n");
+    ScriptedPolicy policy([](const ClusterView& v, const Changes&, Decisions& out) {
+        const Time now = v.now();
+        if (now == s(2)) out.next_call = s(5);
+        if (now == s(5) || now == s(12) || now == s(20)) out.start(0, 0, 1);
+        if (now == s(8) || now == s(15)) out.preempt(0);
+        if (now == s(5)) out.next_call = s(8);
+        if (now == s(8)) out.next_call = s(12);
+        if (now == s(12)) out.next_call = s(15);
+        if (now == s(15)) out.next_call = s(20);
+    });
+    SimOptions options;
+    options.restart_cost = s(restart);
+    Simulator sim(w.in.cluster, w.rates, w.jobs, policy, w.placer, options);
+    Metrics m(w.in.cluster, 1, s(2), 0);
+    sim.add_observer(m);
+    sim.run();
+    return {sim.jobs()[0], m.summarize(sim.jobs(), 0)};
+}
+
+}  // namespace
+
+TEST_CASE("pending time: a job preempted twice, without and with a restart cost, by hand", "[unit]") {
+    SECTION("no restart cost") {
+        // Runs 5-8 (3 s of work), 12-15 (3 s), 20-24 (4 s): finishes at 24. It waited 2-5, 8-12 and
+        // 15-20: pending 3 + 4 + 5 = 12 s; its queueing delay (first start - submit) is only 3 s.
+        const auto [job, sum] = preempted_twice(0);
+        REQUIRE(job.state == JobState::Finished);
+        CHECK(job.finish == s(24));
+        CHECK(job.preemptions == 2u);
+        CHECK(pending_time(job) == s(12));
+        CHECK(sum.avg_pending_time == 12.0);
+        CHECK(sum.p95_pending_time == 12.0);
+        CHECK(sum.avg_queueing_delay == 3.0);
+        CHECK(sum.avg_jct == 22.0);
+    }
+    SECTION("restart cost 1 s: restarts are spent holding the GPU, not pending") {
+        // 5-8: 3 s of work (7 left). 12: restarts until 13, works 13-15 (5 left). 20: restarts until 21,
+        // works 21-26: finishes at 26. Pending is still 3 + 4 + 5 = 12 s; restart time 2 s; it held the GPU
+        // 3 + 3 + 6 = 12 s. Blox's and Tiresias's queueing delay, JCT - execution time = 24 - 10 = 14 s,
+        // is pending + restart time.
+        const auto [job, sum] = preempted_twice(1);
+        REQUIRE(job.state == JobState::Finished);
+        CHECK(job.finish == s(26));
+        CHECK(job.restarts == 2u);
+        CHECK(job.restart_time == s(2));
+        CHECK(job.attained == s(12));
+        CHECK(pending_time(job) == s(12));
+        CHECK(sum.avg_pending_time == 12.0);
+        CHECK(sum.avg_jct == 24.0);
+        const Time execution = job.attained - job.restart_time;
+        CHECK((job.finish - job.submit) - execution == pending_time(job) + job.restart_time);
+    }
+}
+
+TEST_CASE("Metrics: the figures over no jobs are kNoFigure, never 0", "[unit]") {
+    // One job that never runs (it is rejected): nothing finished, so no JCT, queueing, pending, fairness,
+    // makespan or utilisation; the counts are measured zeros.
+    const Cluster c = parse_cluster(kTwoTypes, "c.json");
+    MetricsDriver d(c, 1, 0, 10);
+    d.jobs[0].state = JobState::Rejected;
+    std::vector<double> rho{-1.0};
+    SummaryOptions options;
+    options.ftf_rho = rho;
+    const Summary sum = d.m.summarize(d.jobs, 1, {}, options);
+    for (double x :
+         {sum.avg_jct, sum.p50_jct, sum.p95_jct, sum.p99_jct, sum.avg_queueing_delay, sum.avg_pending_time,
+          sum.p95_pending_time, sum.makespan, sum.gpu_utilization, sum.ftf_rho_max, sum.ftf_rho_mean,
+          sum.ftf_share_above_1, sum.gpu_utilization_by_type[0].second, sum.gpu_utilization_by_type[1].second})
+        CHECK(std::isnan(x));
+    CHECK_FALSE(has_figure(sum.avg_jct));
+    CHECK(sum.finished == 0u);
+    CHECK(sum.rejected == 1u);
+    CHECK(sum.preemptions == 0u);
+    CHECK(sum.jobs_waited_over_threshold == 0u);
+    CHECK(percentile({}, 50) != percentile({}, 50));  // NaN: a percentile of nothing
 }
 
 }  // namespace dlsim::test::metrics_tests

@@ -482,4 +482,20 @@ TEST_CASE("M/G/1, hyperexponential sizes (SCV 10), rho = 0.5, 600k jobs: las, qu
     check_mean_response(o, fb_mean_response(0.5, h, 400'000), 0.03);
 }
 
+TEST_CASE("M/M/1 FCFS: every job's pending time is its queueing delay (nothing is preempted)", "[queueing]") {
+    // Under fifo on one slot a job waits once, before its first start, and then runs to its finish:
+    // pending_time = JCT - time holding the GPU = first start - submit, exactly, for every job.
+    const auto o = run_mm(1, 2'000, 0.8, 1.0, 48);
+    REQUIRE(o.summary.finished == 2'000);
+    std::size_t waited = 0;
+    for (const JobInfo& j : o.jobs) {
+        REQUIRE(j.preemptions == 0u);
+        CHECK(pending_time(j) == j.first_start - j.submit);
+        waited += j.first_start > j.submit;
+    }
+    CHECK(waited > 1'000);  // at load 0.8 most jobs wait: the check is not over zeros
+    CHECK(o.summary.avg_pending_time == o.summary.avg_queueing_delay);
+    CHECK(o.summary.avg_pending_time > 0);
+}
+
 }  // namespace dlsim::test::queueing_tests

@@ -128,11 +128,14 @@ TEST_CASE("jobs CSV: ids and GPU type names with quotes, commas and newlines rea
     REQUIRE(rows.size() == 5);
     CHECK(rows[0] == job_names(true));
     const std::vector<std::string> ids = {"a\"b", "c,d", "e\nf", "plain"};
+    const auto gpu_type =
+        static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), "gpu_type") - rows[0].begin());
+    REQUIRE(gpu_type < rows[0].size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
         INFO(i);
         REQUIRE(rows[i + 1].size() == rows[0].size());
         CHECK(rows[i + 1][0] == ids[i]);
-        CHECK(rows[i + 1][7] == "t,\"1\"");
+        CHECK(rows[i + 1][gpu_type] == "t,\"1\"");
         CHECK(rows[i + 1].back() == "finished");
     }
 }
@@ -184,6 +187,7 @@ TEST_CASE("result schema: the JSON summary, job records, jobs CSV and index colu
                                                                  "finish_time",
                                                                  "jct",
                                                                  "queueing_delay",
+                                                                 "pending_time",
                                                                  "num_gpus",
                                                                  "gpu_type",
                                                                  "preemptions",
@@ -249,6 +253,7 @@ TEST_CASE("dlsim run: the console summary comes from the field table", "[unit]")
     std::vector<std::pair<std::string, std::string>> want = {{"jobs", "10 (8 finished, 1 rejected, 1 unfinished)"},
                                                              {"JCT (h)", "avg 1.00   p50 0.00   p95 0.00   p99 0.00"},
                                                              {"queueing (h)", "avg 0.00"},
+                                                             {"pending (h)", "avg 0.00   p95 0.00"},
                                                              {"makespan (h)", "2.00"},
                                                              {"GPU util", "50.0%   a 25.0%   b 75.0%"},
                                                              {"preemptions", "4   events 20   policy calls 7"}};
@@ -284,6 +289,73 @@ TEST_CASE("--measure-jobs and --measure-time: a window that selects no job is an
     CHECK(window(parse_measure_time("20:")).measured_jobs == 1);
     CHECK_THROWS_WITH(window(parse_measure_time("6:20")), Catch::Contains("--measure-time 6:20 selects no job"));
     CHECK_THROWS_WITH(window(parse_measure_time("21:")), Catch::Contains("from 0 s to 20 s"));
+}
+
+TEST_CASE("a run in which no job finishes: its figures are null, empty and n/a, never 0", "[sweep]") {
+    // The one job needs 64 GPUs, the cluster has 36 of a type: it is rejected and nothing runs. A mean JCT
+    // of 0 would make this cluster look best in a sweep index.
+    const std::string trace = write_temp("nothing-trace.csv",
+                                         "job_id,submit_time,num_gpus,duration,model\nhuge,10,64,100,ResNet-50 "
+                                         "(batch size 64)\n");
+    const std::string base = fmt::format(R"("trace": "{}", "cluster": "{}/models/clusters/gavel_simulated.json",
+            "profiles": "{}/models/profiles/gavel.json")",
+                                         trace, kSource, kSource);
+    const std::vector<std::string> none = {
+        "avg_jct",          "p50_jct",  "p95_jct",         "p99_jct",     "avg_queueing_delay", "avg_pending_time",
+        "p95_pending_time", "makespan", "gpu_utilization", "ftf_rho_max", "ftf_rho_mean",       "ftf_share_above_1"};
+
+    const std::string out = temp_path("nothing.json"), jobs_csv = temp_path("nothing-jobs.csv");
+    const CliResult run =
+        run_cli(fmt::format("run --trace {} --cluster {}/models/clusters/gavel_simulated.json "
+                            "--profiles {}/models/profiles/gavel.json --out {} --jobs-csv {}",
+                            trace, kSource, kSource, out, jobs_csv));
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    const Json summary = json_fields::parse_file(out)["summary"];
+    for (const auto& key : none) {
+        INFO(key);
+        CHECK(summary.at(key).is_null());
+    }
+    for (const auto& [type, u] : summary.at("gpu_utilization_by_type").items()) CHECK(u.is_null());
+    CHECK(summary.at("finished") == 0);  // counts are measured zeros
+    CHECK(summary.at("preemptions") == 0);
+    CHECK_THAT(run.out, Catch::Contains("JCT (h)      avg n/a   p50 n/a   p95 n/a   p99 n/a"));
+    CHECK_THAT(run.out, Catch::Contains("queueing (h) avg n/a"));
+    CHECK_THAT(run.out, Catch::Contains("pending (h)  avg n/a   p95 n/a"));
+    CHECK_THAT(run.out, Catch::Contains("makespan (h) n/a"));
+    CHECK_THAT(run.out, Catch::Contains("GPU util     n/a   V100 n/a"));
+    const auto rows = csv_records(jobs_csv);
+    REQUIRE(rows.size() == 2);
+    for (const char* column : {"jct", "queueing_delay", "pending_time", "finish_time"}) {
+        const auto at = std::find(rows[0].begin(), rows[0].end(), column) - rows[0].begin();
+        REQUIRE(static_cast<std::size_t>(at) < rows[0].size());
+        CHECK(rows[1][static_cast<std::size_t>(at)].empty());
+    }
+
+    // In a sweep, the index leaves its cells empty.
+    const std::string spec = write_temp("nothing-sweep.json", fmt::format(R"({{"name": "nothing",
+  "base": {{{}}}, "grid": {{"policy": ["fifo", "srtf"]}}}})",
+                                                                          base));
+    const std::string dir = temp_path("nothing-sweep");
+    std::filesystem::remove_all(dir);
+    const CliResult sweep = run_cli("sweep " + spec + " --out " + dir);
+    INFO(sweep.err);
+    REQUIRE(sweep.exit_code == 0);
+    const auto index = csv_records(dir + "/index.csv");
+    REQUIRE(index.size() == 3);
+    const Json doc = json_fields::parse_file(dir + "/index.json");
+    for (const auto& key : none) {
+        const auto at = std::find(index[0].begin(), index[0].end(), key) - index[0].begin();
+        if (static_cast<std::size_t>(at) == index[0].size()) continue;  // not an index column
+        INFO(key);
+        CHECK(index[1][static_cast<std::size_t>(at)].empty());
+        CHECK(index[2][static_cast<std::size_t>(at)].empty());
+    }
+    for (const auto& key : none) CHECK(doc["runs"][0]["summary"][key].is_null());
+    const auto avg = std::find(index[0].begin(), index[0].end(), "avg_jct") - index[0].begin();
+    REQUIRE(static_cast<std::size_t>(avg) < index[0].size());
+    CHECK(index[1][static_cast<std::size_t>(avg)].empty());
+    CHECK(index[1][1] == "done");
 }
 
 }  // namespace dlsim::test::result_fields_tests
