@@ -266,7 +266,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     std::size_t done = already + kept_failed, failed = kept_failed;
     if (!todo.empty()) {
         // Each run in a process of its own: a crash, an exit or a hang in a run ends that run only.
-        const std::string exe = self_executable();
+        const std::string exe = options.worker_binary.empty() ? self_executable() : options.worker_binary;
         WorkerPool pool(slots, options.run_timeout);
         std::size_t next = 0;
         while (next < todo.size() || !pool.idle()) {

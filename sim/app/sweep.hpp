@@ -26,6 +26,7 @@ struct SweepOptions {
     bool resume = true;         ///< skip runs whose complete result exists
     bool retry_failed = false;  ///< when resuming, run failed runs again (else their records stay)
     double run_timeout = 0;     ///< seconds of wall time a run may take before it is killed; 0 = no limit
+    std::string worker_binary;  ///< the dlsim executable that runs each run; empty: this process's own
 };
 
 /// Runs the spec's runs and, unless sharded, writes the index. Returns the exit code: 0 when every
