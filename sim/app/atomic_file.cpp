@@ -35,7 +35,20 @@ AtomicFile::~AtomicFile() {
     }
 }
 
+void AtomicFile::start_hash() {
+    flush();
+    hash_ = std::make_unique<Sha256>();
+}
+
+std::string AtomicFile::finish_hash() {
+    flush();
+    std::string hex = hash_ ? hash_->hex() : std::string();
+    hash_.reset();
+    return hex;
+}
+
 void AtomicFile::flush() {
+    if (hash_) hash_->update(buffer_.data(), buffer_.size());
     if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) failed_ = true;
     buffer_.clear();
 }

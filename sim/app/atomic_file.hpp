@@ -2,9 +2,12 @@
 // An output file written through a large in-memory buffer to `<path>.tmp` and renamed over `path`
 // only when complete, so a crash or a full disk never leaves a truncated result behind. A path that is a
 // device or a pipe (/dev/null, a FIFO) is written directly.
+#include "sim/app/file_hash.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 namespace dlsim {
@@ -31,6 +34,11 @@ public:
         if (buffer_.size() > kChunk) flush();
     }
 
+    /// From now on, hashes every byte written (SHA-256), for a checksum the file carries.
+    void start_hash();
+    /// The hex SHA-256 of the bytes written since start_hash(); bytes written after it are not hashed.
+    std::string finish_hash();
+
     /// Flushes, closes and renames into place; failures are InputErrors naming the path.
     void commit();
 
@@ -40,6 +48,7 @@ private:
     std::string path_, tmp_;  // tmp_ empty: writing `path_` itself
     std::FILE* file_ = nullptr;
     fmt::memory_buffer buffer_;
+    std::unique_ptr<Sha256> hash_;
     bool failed_ = false;
 };
 

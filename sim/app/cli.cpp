@@ -9,6 +9,7 @@
 #include "sim/app/atomic_file.hpp"
 #include "sim/app/policy_source.hpp"
 #include "sim/app/progress.hpp"
+#include "sim/app/result_check.hpp"
 #include "sim/app/result_fields.hpp"
 #include "sim/app/run.hpp"
 #include "sim/app/sweep.hpp"
@@ -25,6 +26,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -41,7 +43,7 @@ constexpr const char* kUsage =
     "  policies   list policies, placers and their parameters\n"
     "  list       formats | networks | placers | policies | fields [--markdown | --json]: the names each registry "
     "knows\n"
-    "  validate   FILE: check a cluster, profile, trace or run-config file\n"
+    "  validate   FILE: check a cluster, profile, trace, run-config or result file\n"
     "  sweep      SPEC.json: many runs over a grid, in parallel, resumable; 'sweep merge' joins Slurm shards\n"
     "  trace      stats | convert | generate | cluster: describe, convert, synthesise traces; clusters from machine "
     "lists\n"
@@ -352,6 +354,10 @@ int cmd_validate(int argc, char** argv) {
         fmt::print("{}: valid trace, {} jobs\n", path, t.jobs.size());
         return 0;
     }
+    if (is_result_file(path)) {  // checked as bytes first: a damaged result may not even parse
+        fmt::print("{}: {}\n", path, check_result_file(path));
+        return 0;
+    }
     const auto doc = json_fields::parse_file(path);
     if (doc.is_object() && (doc.contains("gpu_types") || doc.value("schema", "") == "dlsim.cluster/1")) {
         const Cluster c = load_cluster(path);
@@ -565,20 +571,34 @@ int cmd_sweep(int argc, char** argv) {
                                          "shards wrote to the results folder"
                                        : "dlsim sweep SPEC.json: every run of a grid, in parallel; finished runs are "
                                          "kept and skipped when run again");
-    std::string out, shard = "0/1";
+    std::string out, shard = "0/1", max_runs_text = std::to_string(kDefaultMaxRuns), timeout_text = "0";
     unsigned jobs = 0;
     desc.add_options()("help,h", "show this help")("spec", po::value<std::string>(), "the sweep spec JSON")(
-        "out", po::value<std::string>(&out), "results folder (default results/<spec name>)");
+        "out", po::value<std::string>(&out), "results folder (default results/<spec name>)")(
+        "max-runs", po::value<std::string>(&max_runs_text),
+        fmt::format("refuse a spec that expands to more runs than this (default {})", kDefaultMaxRuns).c_str());
     if (!merge)
-        desc.add_options()("jobs,j", po::value<unsigned>(&jobs), "runs at once (default: the number of cores)")(
+        desc.add_options()("jobs,j", po::value<unsigned>(&jobs),
+                           "runs at once, each in a worker process (default: the number of cores)")(
             "shard", po::value<std::string>(&shard), "run only shard i of N (i/N, 0-based): one task of a job array")(
-            "resume", "skip runs whose result exists (the default)")("no-resume", "run every run again");
+            "resume", "skip runs whose result exists (the default)")("no-resume", "run every run again")(
+            "retry-failed", "when resuming, run the runs that failed before again (default: keep their records)")(
+            "run-timeout", po::value<std::string>(&timeout_text),
+            "seconds of wall time a run may take; a run still going is killed and recorded as failed "
+            "(default 0: no limit)");
     po::positional_options_description pos;
     pos.add("spec", 1);
     po::variables_map vm;
     if (!parse(argc, argv, desc, vm, &pos)) return 0;
     if (!vm.count("spec")) throw InputError(std::string("sweep") + (merge ? " merge" : "") + ": expected a SPEC.json");
-    const SweepSpec spec = load_sweep_spec(vm["spec"].as<std::string>());
+    const auto max_runs = parse_integer(max_runs_text);
+    if (!max_runs || *max_runs < 1)
+        throw InputError(fmt::format("--max-runs: expected an integer >= 1, got '{}'", max_runs_text));
+    const auto timeout = parse_double(timeout_text);
+    if (!timeout || !std::isfinite(*timeout) || *timeout < 0 || *timeout > 1e9)
+        throw InputError(
+            fmt::format("--run-timeout: expected seconds in [0, 1e9] (0: no limit), got '{}'", timeout_text));
+    const SweepSpec spec = load_sweep_spec(vm["spec"].as<std::string>(), static_cast<std::uint64_t>(*max_runs));
     if (merge) return merge_sweep(spec, out);
     if (vm.count("resume") && vm.count("no-resume")) throw InputError("--resume and --no-resume: give one of them");
     SweepOptions options;
@@ -586,7 +606,18 @@ int cmd_sweep(int argc, char** argv) {
     options.jobs = jobs;
     options.shard = parse_shard(shard);
     options.resume = vm.count("no-resume") == 0;
+    options.retry_failed = vm.count("retry-failed") > 0;
+    options.run_timeout = *timeout;
     return run_sweep(spec, options);
+}
+
+/// `dlsim sweep-worker SPEC POSITION ID DIR`: one run of a sweep, in the process a sweep starts for it
+/// (not for people: `dlsim sweep` passes these arguments).
+int cmd_sweep_worker(int argc, char** argv) {
+    const auto position = argc == 5 ? parse_integer(argv[2]) : std::nullopt;
+    if (!position || *position < 0)
+        throw InputError("sweep-worker: expected SPEC POSITION ID DIR (it is started by 'dlsim sweep')");
+    return run_sweep_worker(argv[1], static_cast<std::size_t>(*position), argv[3], argv[4]);
 }
 
 int cmd_trace(int argc, char** argv) {
@@ -612,6 +643,7 @@ int cli_main(int argc, char** argv) {
         if (cmd == "validate") return cmd_validate(argc - 1, argv + 1);
         if (cmd == "trace") return cmd_trace(argc - 1, argv + 1);
         if (cmd == "sweep") return cmd_sweep(argc - 1, argv + 1);
+        if (cmd == "sweep-worker") return cmd_sweep_worker(argc - 1, argv + 1);
         if (cmd == "--version" || cmd == "version") {
             fmt::print("dlsim {}\n", dlsim_version());
             return 0;

@@ -9,6 +9,7 @@
 #include "sim/app/atomic_file.hpp"
 #include "sim/app/file_hash.hpp"
 #include "sim/app/policy_source.hpp"
+#include "sim/app/result_check.hpp"
 #include "sim/app/result_fields.hpp"
 #include "sim/event_log.hpp"
 #include "sim/job_spec.hpp"
@@ -267,6 +268,7 @@ void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o,
     if (!c.jobs_csv.empty()) write_jobs_csv(in, o, c.jobs_csv);
     if (c.out.empty()) return;
     AtomicFile f(c.out);
+    f.start_hash();
     f.print("{{\"schema\":\"dlsim.result/1\",\n\"run_id\":\"{}\",\n\"config\":{},\n\"summary\":", o.run_id,
             o.config_json);
     result_fields::write_summary_json(f.buffer(), o.summary);
@@ -294,10 +296,13 @@ void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o,
     const DurationHistogram& calls = o.stats.policy_call_time;
     f.print(
         "}},\n\"run\":{{\"version\":{},\"wall_seconds\":{},\"policy_seconds\":{},\"policy_calls\":{},"
-        "\"policy_call_seconds\":{{\"p50\":{},\"p99\":{},\"max\":{}}},\"peak_rss_mb\":{}}}}}\n",
+        "\"policy_call_seconds\":{{\"p50\":{},\"p99\":{},\"max\":{}}},\"peak_rss_mb\":{},",
         json_out::quote(dlsim_version()), json_out::number(self.wall_seconds), json_out::number(o.stats.policy_seconds),
         o.stats.policy_calls, json_out::number(calls.percentile(50)), json_out::number(calls.percentile(99)),
         json_out::number(calls.max()), json_out::number(self.peak_rss_mb));
+    // Last, the checksum of every byte before it (result_check.hpp).
+    const std::string checksum = f.finish_hash();
+    f.print("{}{}{}", kChecksumKey, checksum, kChecksumEnd);
     f.commit();
 }
 

@@ -2,9 +2,10 @@
 
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
-#include "sim/app/atomic_file.hpp"
-#include "sim/app/result_fields.hpp"
 #include "models/base/json_out.hpp"
+#include "sim/app/atomic_file.hpp"
+#include "sim/app/result_check.hpp"
+#include "sim/app/result_fields.hpp"
 
 #include <fmt/format.h>
 
@@ -21,20 +22,25 @@ namespace {
 
 const char* status_name(RunStatus s) {
     switch (s) {
-        case RunStatus::Done: return "done";
-        case RunStatus::Failed: return "failed";
-        case RunStatus::Missing: return "missing";
+        case RunStatus::Done:
+            return "done";
+        case RunStatus::Failed:
+            return "failed";
+        case RunStatus::Missing:
+            return "missing";
     }
     return "?";
 }
 
-/// Parses a result but drops its bulky job records and time series: the index needs the rest.
+/// Checks a result's checksum, then parses it but drops its bulky job records and time series: the
+/// index needs the rest.
 jf::Json parse_result_head(const std::string& path) {
+    const std::string text = jf::read_file(path);
+    if (const std::string problem = result_checksum_problem(text); !problem.empty()) throw std::runtime_error(problem);
     const jf::Json::parser_callback_t skip_bulk = [](int depth, jf::Json::parse_event_t event, jf::Json& parsed) {
-        return !(depth == 1 && event == jf::Json::parse_event_t::key &&
-                 (parsed == "jobs" || parsed == "timeseries"));
+        return !(depth == 1 && event == jf::Json::parse_event_t::key && (parsed == "jobs" || parsed == "timeseries"));
     };
-    return jf::Json::parse(jf::read_file(path), skip_bulk);
+    return jf::Json::parse(text, skip_bulk);
 }
 
 /// One CSV cell: numbers in shortest form, strings quoted when they need it (RFC 4180).
@@ -79,11 +85,17 @@ RunState read_run_state(const std::string& dir, const SweepRun& run) {
     return state;
 }
 
-void write_run_error(const std::string& dir, const SweepRun& run, const std::string& kind, const std::string& message) {
-    jf::Json doc = {{"schema", "dlsim.run-error/1"}, {"run_id", run.id}, {"parameters", run.values},
-                    {"kind", kind}, {"error", message}};
+void write_run_error(const std::string& dir, const SweepRun& run, const std::string& kind, const std::string& message,
+                     const std::vector<std::string>& output_tail) {
+    jf::Json doc = {{"schema", "dlsim.run-error/1"},
+                    {"run_id", run.id},
+                    {"parameters", run.values},
+                    {"kind", kind},
+                    {"error", message}};
+    if (!output_tail.empty()) doc["output_tail"] = output_tail;
     AtomicFile f(error_path(dir, run));
-    f.print("{}\n", doc.dump(1));
+    // A message may quote bytes of an input that are not UTF-8: they become U+FFFD, not an exception.
+    f.print("{}\n", doc.dump(1, ' ', false, jf::Json::error_handler_t::replace));
     f.commit();
 }
 
@@ -112,10 +124,13 @@ void write_index(const SweepSpec& spec, const std::string& dir, const std::vecto
         for (const auto& m : metrics) csv += "," + (done && s.summary.contains(m) ? csv_cell(s.summary[m]) : "");
         csv += "," + (s.status == RunStatus::Failed ? csv_cell(s.error) : "") + "\n";
     }
-    jf::Json index = {{"schema", "dlsim.sweep-index/1"}, {"sweep", spec.name}, {"parameters", spec.parameters},
-                      {"metrics", metrics},         {"runs", runs}};
+    jf::Json index = {{"schema", "dlsim.sweep-index/1"},
+                      {"sweep", spec.name},
+                      {"parameters", spec.parameters},
+                      {"metrics", metrics},
+                      {"runs", runs}};
     AtomicFile json_file(dir + "/index.json");
-    json_file.print("{}\n", index.dump(1));
+    json_file.print("{}\n", index.dump(1, ' ', false, jf::Json::error_handler_t::replace));
     json_file.commit();
     AtomicFile csv_file(dir + "/index.csv");
     csv_file.print("{}", csv);

@@ -23,12 +23,14 @@ struct RunState {
 std::string result_path(const std::string& dir, const SweepRun& run);
 std::string error_path(const std::string& dir, const SweepRun& run);
 
-/// What `dir` holds for this run. A result that does not parse, or belongs to another run, counts as
-/// missing (and says why in `error`): it will be run again.
+/// What `dir` holds for this run. A result that fails its checksum (result_check.hpp), does not parse,
+/// or belongs to another run counts as missing (and says why in `error`): it will be run again.
 RunState read_run_state(const std::string& dir, const SweepRun& run);
 
-/// Records a failed run (atomically).
-void write_run_error(const std::string& dir, const SweepRun& run, const std::string& kind, const std::string& message);
+/// Records a failed run (atomically): `kind` is input, internal, signal, exit or timeout; `output_tail`
+/// the last lines its process printed, when it died without saying why itself.
+void write_run_error(const std::string& dir, const SweepRun& run, const std::string& kind, const std::string& message,
+                     const std::vector<std::string>& output_tail = {});
 
 /// The summary metrics, in index column order: the summary keys marked for the index in the result
 /// field table (result_fields.hpp).

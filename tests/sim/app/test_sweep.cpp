@@ -2,6 +2,8 @@
 // failures that do not stop the others, and steady-state measurement windows.
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
+#include "models/base/json_out.hpp"
+#include "sim/app/file_hash.hpp"
 #include "sim/app/sweep.hpp"
 #include "sim/app/sweep_spec.hpp"
 #include "tests/support/test_support.hpp"
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -347,6 +350,246 @@ TEST_CASE("--measure-jobs and --measure-time: JCT statistics over exactly the ch
     CHECK(run_cli(fmt::format("run --trace {} --cluster {} --profiles {} --measure-jobs 1:3 --measure-time 0:1", trace,
                               cluster, profile))
               .exit_code == 2);
+}
+
+namespace {
+
+/// A Python policy that starts each job on arrival (2 jobs, 4 GPUs: both fit), unless its `mode` says
+/// to misbehave on its first call; it behaves when the file `unless` exists.
+constexpr const char* kMisbehaving = R"(import os
+import signal
+
+import dlsim
+
+
+class Misbehave(dlsim.Policy):
+    def __init__(self, mode="ok", unless=""):
+        super().__init__()
+        self.mode = mode
+        self.unless = unless
+
+    def decide(self, view, changes, decisions):
+        if not (self.unless and os.path.exists(self.unless)):
+            if self.mode == "exit0":
+                os._exit(0)
+            if self.mode == "abort":
+                print("policy: aborting now", flush=True)
+                os.abort()
+            if self.mode == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            if self.mode == "spin":
+                while True:
+                    pass
+        for j in changes.arrived:
+            decisions.start(j, 0, view.job(j).num_gpus)
+)";
+
+/// A 4-run sweep of that policy: params.mode a, b, c (well-behaved) and `mode`.
+std::string misbehaving_spec(const std::string& name, const std::string& mode, const std::string& unless = "") {
+    write_temp("misbehave.py", kMisbehaving);
+    write_temp("misbehave-cluster.json", homogeneous_cluster_json(1, 4));
+    write_temp("misbehave-profile.json", kUnusedProfile);
+    write_temp("misbehave.csv", "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,5,1,20\n");
+    return write_temp(name + ".json", fmt::format(R"({{"name": "{}",
+  "base": {{"policy": "py:misbehave.py:Misbehave", "trace": "misbehave.csv", "cluster": "misbehave-cluster.json",
+           "profiles": "misbehave-profile.json", "params.unless": "{}"}},
+  "grid": {{"params.mode": ["a", "b", "c", "{}"]}}}})",
+                                                  name, unless, mode));
+}
+
+/// Checks the index of a misbehaving sweep: runs 0-2 done (JCTs 10 and 20 s), run 3 failed with
+/// `reason`, its record of that kind; returns run 3's id.
+std::string check_one_failed(const std::string& dir, const std::string& reason, const std::string& kind) {
+    const Json index = json_fields::parse_file(dir + "/index.json");
+    REQUIRE(index["runs"].size() == 4);
+    for (int i = 0; i < 3; ++i) {
+        INFO("run " << i);
+        CHECK(index["runs"][i]["status"] == "done");
+        CHECK(index["runs"][i]["summary"]["finished"] == 2);
+        CHECK(index["runs"][i]["summary"]["avg_jct"] == 15.0);
+    }
+    const Json& bad = index["runs"][3];
+    CHECK(bad["status"] == "failed");
+    CHECK_THAT(bad["error"].get<std::string>(), Catch::Contains(reason));
+    const std::string id = bad["run_id"];
+    const Json record = json_fields::parse_file(dir + "/runs/" + id + ".error.json");
+    CHECK(record["kind"] == kind);
+    CHECK(record["error"] == bad["error"]);
+    CHECK_FALSE(std::filesystem::exists(dir + "/runs/" + id + ".json"));
+    // The CSV index carries the same reason in its error column (quoted when it has a comma).
+    const auto rows = read_rows(dir + "/index.csv");
+    REQUIRE(rows.size() == 5);
+    CHECK(rows[4][0] == id);
+    CHECK(rows[4][1] == "failed");
+    CHECK_THAT(slurp(dir + "/index.csv"), Catch::Contains(reason));
+    return id;
+}
+
+}  // namespace
+
+TEST_CASE("sweep: a run whose process exits early, aborts or kills itself fails alone, with its reason", "[sweep]") {
+    const struct {
+        const char* mode;
+        const char* reason;
+        const char* kind;
+    } cases[] = {
+        {"exit0", "its process exited with status 0 without writing a result", "exit"},
+        {"abort", "its process was killed by SIGABRT (signal 6)", "signal"},
+        {"kill", "its process was killed by SIGKILL (signal 9)", "signal"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.mode);
+        const std::string dir = fresh_dir(std::string("misbehave-") + c.mode);
+        const CliResult r = run_cli(fmt::format("sweep {} --out {} --jobs 2",
+                                                misbehaving_spec(std::string("misbehave-") + c.mode, c.mode), dir));
+        INFO(r.err);
+        CHECK(r.exit_code == 2);
+        const std::string id = check_one_failed(dir, c.reason, c.kind);
+        // The failed run is named, with its parameters and reason, and the count is right.
+        CHECK_THAT(r.err, Catch::Contains(fmt::format("failed: run {} (params.mode={}): {}", id, c.mode, c.reason)));
+        CHECK_THAT(r.err, Catch::Contains("3 of 4 runs done, 1 failed, 0 missing"));
+    }
+    // What the process printed before it died is in the record, printable.
+    const std::string dir = temp_path("misbehave-abort");
+    const Json index = json_fields::parse_file(dir + "/index.json");
+    const Json record =
+        json_fields::parse_file(dir + "/runs/" + index["runs"][3]["run_id"].get<std::string>() + ".error.json");
+    CHECK(record["output_tail"].back() == "policy: aborting now");
+    CHECK_THAT(record["error"].get<std::string>(), Catch::EndsWith("; its last output: policy: aborting now"));
+}
+
+TEST_CASE("sweep: --run-timeout kills a run that never returns; the others finish", "[sweep]") {
+    const std::string dir = fresh_dir("misbehave-spin");
+    const auto t0 = std::chrono::steady_clock::now();
+    const CliResult r =
+        run_cli(fmt::format("sweep {} --out {} --jobs 2 --run-timeout 1", misbehaving_spec("spin", "spin"), dir));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    check_one_failed(dir, "timed out: still running after 1 s (--run-timeout), killed", "timeout");
+    CHECK(seconds < 30);
+    CHECK(run_cli("sweep x.json --run-timeout -1").exit_code == 2);
+    CHECK_THAT(run_cli(fmt::format("sweep {} --run-timeout soon", misbehaving_spec("spin", "spin"))).err,
+               Catch::Contains("--run-timeout: expected seconds in [0, 1e9] (0: no limit), got 'soon'"));
+}
+
+TEST_CASE("sweep: failed runs stay failed on resume unless --retry-failed", "[sweep]") {
+    const std::string fixed = temp_path("misbehave-fixed");
+    std::filesystem::remove(fixed);
+    const std::string spec = misbehaving_spec("retry", "abort", fixed);
+    const std::string dir = fresh_dir("misbehave-retry");
+    REQUIRE(run_cli(fmt::format("sweep {} --out {}", spec, dir)).exit_code == 2);
+    const std::string id = check_one_failed(dir, "SIGABRT", "signal");
+
+    // Resumed: nothing runs, the failure is kept and said so, the sweep still fails.
+    std::filesystem::file_time_type before = std::filesystem::last_write_time(dir + "/runs/" + id + ".error.json");
+    const CliResult kept = run_cli(fmt::format("sweep {} --out {}", spec, dir));
+    INFO(kept.err);
+    CHECK(kept.exit_code == 2);
+    CHECK_THAT(kept.err, Catch::Contains("1 runs failed in an earlier attempt and are kept as failed") &&
+                             Catch::Contains("--retry-failed runs them again") &&
+                             Catch::Contains("3 already done, 1 failed before, nothing to run"));
+    CHECK(std::filesystem::last_write_time(dir + "/runs/" + id + ".error.json") == before);
+    check_one_failed(dir, "SIGABRT", "signal");
+
+    // The cause fixed, --retry-failed runs it (and only it) again: every run done, no record left.
+    write_temp("misbehave-fixed", "");
+    const CliResult retried = run_cli(fmt::format("sweep {} --out {} --retry-failed", spec, dir));
+    INFO(retried.err);
+    CHECK(retried.exit_code == 0);
+    CHECK_THAT(retried.err, Catch::Contains("3 already done, 1 to run"));
+    CHECK_FALSE(std::filesystem::exists(dir + "/runs/" + id + ".error.json"));
+    const Json index = json_fields::parse_file(dir + "/index.json");
+    CHECK(index["runs"][3]["status"] == "done");
+    CHECK(index["runs"][3]["summary"]["avg_jct"] == 15.0);
+}
+
+TEST_CASE("result checksum: a hand-edited result is re-run on resume; dlsim validate names what is wrong", "[sweep]") {
+    const std::string spec = acceptance_spec("checksum", 60);
+    const std::string dir = fresh_dir("checksum");
+    REQUIRE(run_cli(fmt::format("sweep {} --out {} --jobs 2", spec, dir)).exit_code == 0);
+    const auto files = result_files(dir);
+    REQUIRE(files.size() == 24);
+    const std::string path = dir + "/runs/" + files[5];
+    const std::string original = slurp(path);
+
+    // The checksum is the SHA-256 of every byte before it, the last member of `run`.
+    const auto at = original.rfind("\"checksum\":\"sha256:");
+    REQUIRE(at != std::string::npos);
+    CHECK(original.substr(at + 19) == sha256_text(original.substr(0, at)) + "\"}}\n");
+    const CliResult good = run_cli("validate " + path);
+    CHECK(good.exit_code == 0);
+    CHECK(good.out ==
+          fmt::format("{}: valid result, run {}, 60 job records, checksum matches\n", path, files[5].substr(0, 16)));
+
+    // A changed avg_jct, still valid JSON.
+    Json doc = Json::parse(original);
+    const double avg = doc["summary"]["avg_jct"];
+    const std::string field = "\"avg_jct\":" + json_out::number(avg);
+    REQUIRE(original.find(field) != std::string::npos);
+    std::string edited = original;
+    edited.replace(edited.find(field), field.size(), "\"avg_jct\":" + json_out::number(avg / 2));
+    REQUIRE_NOTHROW(Json::parse(edited));
+    std::ofstream(path, std::ios::binary) << edited;
+    const CliResult bad = run_cli("validate " + path);
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::StartsWith("dlsim: error: " + path + ": checksum mismatch: the file says sha256:") &&
+                            Catch::Contains("changed after dlsim wrote it"));
+
+    // Resume runs it again, says why, and writes the same result as before (outside `run`).
+    const CliResult resumed = run_cli(fmt::format("sweep {} --out {}", spec, dir));
+    INFO(resumed.err);
+    CHECK(resumed.exit_code == 0);
+    CHECK_THAT(resumed.err, Catch::Contains(path + ": unusable result (checksum mismatch") &&
+                                Catch::Contains("will run again") && Catch::Contains("23 already done, 1 to run"));
+    CHECK(without_run_object(slurp(path)) == without_run_object(original));
+    CHECK(run_cli("validate " + path).exit_code == 0);
+
+    // Truncated, or without a checksum at all: named as such.
+    std::ofstream(path, std::ios::binary) << original.substr(0, original.size() - 10);
+    CHECK_THAT(run_cli("validate " + path).err, Catch::Contains("no checksum at its end"));
+    std::ofstream(path, std::ios::binary) << original.substr(0, at - 1) << "}}\n";
+    const CliResult none = run_cli("validate " + path);
+    CHECK(none.exit_code == 2);
+    CHECK_THAT(none.err, Catch::Contains(path + ": no checksum at its end"));
+}
+
+TEST_CASE("sweep spec: more runs than --max-runs are refused before expansion; a large one shows progress", "[sweep]") {
+    // 400 x 300 = 120,000 runs: counted, not expanded, so refused at once.
+    std::string seeds, loads;
+    for (int i = 1; i <= 400; ++i) seeds += fmt::format("{}{}", i > 1 ? ", " : "", i);
+    for (int i = 1; i <= 300; ++i) loads += fmt::format("{}{}", i > 1 ? ", " : "", i);
+    const std::string big = write_temp(
+        "big.json",
+        fmt::format(R"({{"grid": {{"seed": [{}], "load_scale": [{}]}}, "runs": [{{"seed": 0}}]}})", seeds, loads));
+    const auto t0 = std::chrono::steady_clock::now();
+    const CliResult refused = run_cli("sweep " + big + " --out " + fresh_dir("big"));
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 10);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err == "dlsim: error: " + big +
+                             ": the spec expands to 120001 runs (grid: 400 seed x 300 load_scale + 1 explicit runs), "
+                             "more than the cap of 100000 runs; give --max-runs N to allow more\n");
+    CHECK(run_cli("sweep merge " + big + " --out " + fresh_dir("big")).exit_code == 2);
+    // A product past 64 bits is counted without overflowing.
+    std::string huge = R"({"grid": {)";
+    for (int k = 0; k < 8; ++k) huge += fmt::format(R"({}"params.k{}": [{}])", k ? ", " : "", k, seeds);
+    const CliResult overflow = run_cli("sweep " + write_temp("huge.json", huge + "}}") + " --out " + fresh_dir("huge"));
+    CHECK(overflow.exit_code == 2);
+    CHECK_THAT(overflow.err, Catch::Contains("expands to more than 1.8e19 runs"));
+
+    // The cap is a flag; below it, a large expansion says so and shows its progress.
+    const std::string spec = acceptance_spec("capped", 100);
+    CHECK_THAT(run_cli("sweep " + spec + " --max-runs 23 --out " + fresh_dir("capped")).err,
+               Catch::Contains("expands to 24 runs (grid: 2 policy x 4 load_scale x 3 seed)") &&
+                   Catch::Contains("the cap of 23 runs"));
+    CHECK_THAT(run_cli("sweep " + spec + " --max-runs 0 --out " + fresh_dir("capped")).err,
+               Catch::Contains("--max-runs: expected an integer >= 1"));
+    std::string many;
+    for (int i = 1; i <= 10001; ++i) many += fmt::format("{}{}", i > 1 ? ", " : "", i);
+    const std::string large = write_temp("large.json", fmt::format(R"({{"grid": {{"seed": [{}]}}}})", many));
+    const CliResult expanded = run_cli("sweep merge " + large + " --out " + fresh_dir("large"));
+    CHECK_THAT(expanded.err, Catch::StartsWith("dlsim: " + large + ": expanding 10001 runs\n"));
+    CHECK_THAT(expanded.err, Catch::Contains("no such folder: nothing to merge"));  // it got past the expansion
 }
 
 }  // namespace dlsim::test::sweep_tests
