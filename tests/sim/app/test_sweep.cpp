@@ -355,8 +355,11 @@ TEST_CASE("--measure-jobs and --measure-time: JCT statistics over exactly the ch
 namespace {
 
 /// A Python policy that starts each job on arrival (2 jobs, 4 GPUs: both fit), unless its `mode` says
-/// to misbehave on its first call; it behaves when the file `unless` exists.
-constexpr const char* kMisbehaving = R"(import os
+/// to misbehave on its first call; it behaves when the file `unless` exists. It ends its process through
+/// the C library (ctypes), which the embedded interpreter's guards on os._exit, os.abort and os.kill
+/// cannot see: only the worker process around the run contains it.
+constexpr const char* kMisbehaving = R"(import ctypes
+import os
 import signal
 
 import dlsim
@@ -370,13 +373,14 @@ class Misbehave(dlsim.Policy):
 
     def decide(self, view, changes, decisions):
         if not (self.unless and os.path.exists(self.unless)):
+            libc = ctypes.CDLL(None)
             if self.mode == "exit0":
-                os._exit(0)
+                libc._exit(0)
             if self.mode == "abort":
                 print("policy: aborting now", flush=True)
-                os.abort()
+                libc.abort()
             if self.mode == "kill":
-                os.kill(os.getpid(), signal.SIGKILL)
+                libc.kill(os.getpid(), signal.SIGKILL)
             if self.mode == "spin":
                 while True:
                     pass
