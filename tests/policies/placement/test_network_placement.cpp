@@ -95,8 +95,10 @@ TEST_CASE("network: a job replayed alone where it ran takes its trace duration, 
     // The trace's duration was measured with the job's own communication: its work is that duration
     // times its rate alone on a consolidated placement of its original type and size. Replayed there it
     // takes exactly its duration. Elsewhere it does not: alone on this preset, `spread` (one GPU per node)
-    // is even faster, since a 4-GPU node's ring crosses its CPU sockets at 10 GB/s × 0.8, slower than
-    // the 100 Gb/s NIC at 0.85; the oversubscribed uplinks only bite when jobs share them (test above).
+    // is slower: both rings are bound by the 100 Gb/s NICs at 0.85 (packed, the 8 GPUs span two 4-GPU
+    // nodes; inside a node PCIe gen 3 at 15.75 GB/s × 0.8 and the sockets' UPI links at 41.6 GB/s are
+    // faster), and spread's ring pays the NIC's 8 µs on every one of its steps; the oversubscribed uplinks
+    // only bite when jobs share them (test above).
     const RunInputs in = inputs_from_text(
         slurp(std::string(DLSIM_SOURCE_DIR) + "/models/clusters/leaf_spine_4to1_v100_pcie.json"), kProfile,
         "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
@@ -108,7 +110,7 @@ TEST_CASE("network: a job replayed alone where it ran takes its trace duration, 
     CHECK(packed.network[0].comm_seconds > 0);
     c.placement = "spread";
     const RunOutcome spread = simulate(in, c);
-    CHECK(to_seconds(spread.jobs[0].finish - spread.jobs[0].first_start) < 3600 * 0.99);
+    CHECK(to_seconds(spread.jobs[0].finish - spread.jobs[0].first_start) > 3601);
 }
 
 }  // namespace dlsim::test::network_placement_tests
