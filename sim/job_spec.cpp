@@ -156,10 +156,8 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
         }
         // --type-choice original: the type it ran on, where this cluster has that type and it fits.
         if (type_choice == TypeChoice::Original && r.gpu_type != 0) {
-            if (auto t = cluster.find_gpu_type(trace.strings[r.gpu_type]); t && ((s.runnable >> *t) & 1)) {
+            if (auto t = cluster.find_gpu_type(trace.strings[r.gpu_type]); t && ((s.runnable >> *t) & 1))
                 s.runnable = GpuTypeMask{1} << *t;
-                ++out.original_type_jobs;
-            }
         }
         if (s.runnable == 0) {
             std::string why =

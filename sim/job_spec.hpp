@@ -32,7 +32,6 @@ struct ResolvedJobs {
     std::vector<JobSpec> jobs;                      ///< in trace order
     std::map<std::uint32_t, std::string> rejected;  ///< job index -> why it can never run here
     std::uint64_t agnostic_jobs = 0;                ///< jobs whose model the profile lacks, run without one
-    std::uint64_t original_type_jobs = 0;           ///< jobs kept on their original type (TypeChoice::Original)
     Tenants tenants;                                ///< the users' and VCs' names behind JobSpec::user, vc
 };
 
@@ -58,7 +57,7 @@ using OriginalRate = std::function<double(ModelIdx m, GpuTypeIdx t, int n)>;
 /// With `strict`, so is a job that can never run. `original_rate` (optional) converts durations on a
 /// cluster type into work (the network model's rate alone on a consolidated placement). Under
 /// TypeChoice::Original a job whose original type is in the cluster and can hold it has only that type
-/// runnable (counted in ResolvedJobs::original_type_jobs).
+/// runnable.
 ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
                           const RateModel& rates, bool strict, UnknownModels unknown_models = UnknownModels::Error,
                           const OriginalRate& original_rate = {}, TypeChoice type_choice = TypeChoice::Fastest);
