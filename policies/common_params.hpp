@@ -23,4 +23,23 @@ inline ParamSpec full_walk_param() {
             {}};
 }
 
+/// Which GPU type a queue policy gives a job (policies/type_choice.hpp).
+inline ParamSpec type_order_param() {
+    return {"type_order",
+            ParamType::Choice,
+            "fastest",
+            "which GPU type a job gets: the fastest for its model that has room, or the first in cluster order",
+            {"fastest", "spec"}};
+}
+
+/// How type_order=fastest breaks a tie between equally fast types (every type, for a job without a model).
+inline ParamSpec type_ties_param() {
+    return {"type_ties",
+            ParamType::Choice,
+            "most_free",
+            "among GPU types equally fast for a job (all of them for a job without a model): the one with the largest "
+            "share of its GPUs free (then the most free GPUs, then cluster order), or the first in cluster order",
+            {"most_free", "cluster_order"}};
+}
+
 }  // namespace dlsim

@@ -12,7 +12,7 @@ namespace dlsim {
 
 ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
                           const RateModel& rates, bool strict, UnknownModels unknown_models,
-                          const OriginalRate& original_rate) {
+                          const OriginalRate& original_rate, TypeChoice type_choice) {
     ResolvedJobs out;
     out.jobs.reserve(trace.jobs.size());
     std::map<StrId, ModelIdx> model_of;             // interned name -> profile index
@@ -153,6 +153,11 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                     where(r.work > 0 ? "work" : "duration"), s.work / rates.rate(s.model, t, s.min_gpus),
                     cluster.gpu_types[t].name,
                     s.min_gpus < s.num_gpus ? fmt::format(" at its min_num_gpus ({})", s.min_gpus) : std::string()));
+        }
+        // --type-choice original: the type it ran on, where this cluster has that type and it fits.
+        if (type_choice == TypeChoice::Original && r.gpu_type != 0) {
+            if (auto t = cluster.find_gpu_type(trace.strings[r.gpu_type]); t && ((s.runnable >> *t) & 1))
+                s.runnable = GpuTypeMask{1} << *t;
         }
         if (s.runnable == 0) {
             std::string why =

@@ -41,6 +41,13 @@ enum class UnknownModels {
     Agnostic,  ///< run it like a job without a model: equally fast on every type, its duration on its GPUs
 };
 
+/// Which GPU types a job may start on (run config `type_choice`).
+enum class TypeChoice {
+    Fastest,   ///< any type it can run on; the policy picks (policies/type_choice.hpp)
+    Original,  ///< only the type its record says it ran on (JobRecord::gpu_type) when the cluster has that
+               ///< type and it can hold the job; otherwise, as Fastest
+};
+
 /// The rate (iterations/s) a job of model m ran at on n GPUs of cluster type t in the original cluster,
 /// where its trace duration was measured: its duration × this is its work. Unset: n × the single-GPU rate.
 using OriginalRate = std::function<double(ModelIdx m, GpuTypeIdx t, int n)>;
@@ -48,9 +55,11 @@ using OriginalRate = std::function<double(ModelIdx m, GpuTypeIdx t, int n)>;
 /// Resolves every record; a record that names an unknown model or GPU type, or whose duration cannot
 /// be turned into work, is an InputError with file:line (an unknown model only under UnknownModels::Error).
 /// With `strict`, so is a job that can never run. `original_rate` (optional) converts durations on a
-/// cluster type into work (the network model's rate alone on a consolidated placement).
+/// cluster type into work (the network model's rate alone on a consolidated placement). Under
+/// TypeChoice::Original a job whose original type is in the cluster and can hold it has only that type
+/// runnable.
 ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const ProfileSet& profiles,
                           const RateModel& rates, bool strict, UnknownModels unknown_models = UnknownModels::Error,
-                          const OriginalRate& original_rate = {});
+                          const OriginalRate& original_rate = {}, TypeChoice type_choice = TypeChoice::Fastest);
 
 }  // namespace dlsim

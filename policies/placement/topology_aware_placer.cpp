@@ -4,6 +4,27 @@
 
 namespace dlsim {
 
+namespace {
+
+/// One GPU per node of `group` (free, node) in node order, round-robin, until n are given; false if the
+/// group's free GPUs cannot hold n (then `out` is left partial).
+bool spread_fill(const std::vector<std::pair<int, NodeIdx>>& group, int n, std::vector<NodeShare>& out) {
+    int free = 0;
+    for (const auto& [f, node] : group) free += f;
+    if (free < n) return false;
+    for (const auto& [f, node] : group) out.push_back({node, 0});
+    while (n > 0)
+        for (std::size_t i = 0; i < group.size() && n > 0; ++i)
+            if (out[i].gpus < group[i].first) {
+                ++out[i].gpus;
+                --n;
+            }
+    std::erase_if(out, [](const NodeShare& s) { return s.gpus == 0; });
+    return true;
+}
+
+}  // namespace
+
 bool TopologyAwarePlacer::place(const ClusterView& view, GpuTypeIdx t, int n, std::vector<NodeShare>& out) {
     return consolidated_.place(view, t, n, out);
 }
@@ -21,7 +42,7 @@ void TopologyAwarePlacer::consider(const ClusterView& view, JobIdx j, GpuTypeIdx
 bool TopologyAwarePlacer::place_job(const ClusterView& view, JobIdx j, GpuTypeIdx t, int n,
                                     std::vector<NodeShare>& out) {
     if (!consolidated_.place(view, t, n, out)) return false;
-    if (out.size() == 1) return true;
+    if (n == 1) return true;  // one GPU communicates over no link: every placement is as fast
     const Cluster& cluster = view.cluster();
     candidate_.gpu_type = t;
     candidate_.shares.assign(out.begin(), out.end());
@@ -45,6 +66,16 @@ bool TopologyAwarePlacer::place_job(const ClusterView& view, JobIdx j, GpuTypeId
             candidate_.shares.clear();
             if (ConsolidatedPlacer::fill(group, n, &candidate_.shares) != 0) consider(view, j, t, out, best);
         }
+    // `fill` left each rack's nodes sorted by free GPUs (most first, then id): the order spread_fill visits.
+    for (const auto& rack : by_rack_) {
+        if (rack.size() < 2) continue;  // one node: the same placement as its fill
+        candidate_.shares.clear();
+        if (spread_fill(rack, n, candidate_.shares)) consider(view, j, t, out, best);
+    }
+    if (spread_.place(view, t, n, spread_out_)) {
+        candidate_.shares.assign(spread_out_.begin(), spread_out_.end());
+        consider(view, j, t, out, best);
+    }
     return true;
 }
 

@@ -70,7 +70,8 @@ struct FreeGpuWalk {
 };
 
 /// The fast path of walk_priority. Walking the waiting jobs in order, each one either fits in the GPUs
-/// free now on its preferred type (the one pick_type gives with every GPU free), or comes after every
+/// free now on its preferred type (the one pick_type gives with every GPU free, when no tie between equally
+/// fast types is broken by room), or comes after every
 /// running job (`ahead_of_running(key)` false) and is skipped when it does not fit: then the full walk
 /// would keep every running job (each finds at least the GPUs it holds) and start exactly these jobs, on
 /// these types, in this order. So they are started (`on_start(j)` is told), and it returns true.
@@ -91,7 +92,10 @@ bool start_in_free_gpus(const ClusterView& view, TypeOrder order, std::set<Key>&
         if (!ahead && unclaimed == 0) break;
         const JobInfo& job = view.job(std::get<2>(*w));
         const auto t = pick_type(view, job, order, s.free);
-        if (t && (!ahead || t == pick_type(view, job, order, s.unlimited))) {
+        // Ahead of a running job, the full walk counts that job's GPUs as room: the type holds only if it
+        // is the preferred one and no tie is broken by room (type_ties=most_free).
+        if (t &&
+            (!ahead || (t == pick_type(view, job, order, s.unlimited) && !choice_depends_on_room(view, job, order)))) {
             s.free[*t] -= job.num_gpus;
             unclaimed -= job.num_gpus;
             s.chosen.push_back({w, *t});

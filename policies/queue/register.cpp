@@ -25,14 +25,6 @@ namespace dlsim {
 
 namespace {
 
-ParamSpec type_order_param() {
-    return {"type_order",
-            ParamType::Choice,
-            "fastest",
-            "which GPU type a job gets: the fastest for its model that has room, or the first in cluster order",
-            {"fastest", "spec"}};
-}
-
 /// Param specs with some defaults replaced: a peer preset is its policy with a named parameter set, and
 /// the run's echo of the resolved parameters shows exactly what it means.
 std::vector<ParamSpec> with_defaults(std::vector<ParamSpec> specs, const std::map<std::string, std::string>& defaults) {
@@ -48,6 +40,7 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
         name, std::move(description),
         with_defaults(
             {type_order_param(),
+             type_ties_param(),
              {"migrate",
               ParamType::Bool,
               "true",
@@ -73,9 +66,8 @@ RegistryEntry<Policy> srtf_entry(std::string name, std::string description, bool
             defaults),
         [gpu_weighted, name](const Params& p) {
             const double tick = p.get_double("tick");
-            return std::make_unique<SrtfPolicy>(parse_type_order(p.get("type_order")), p.get("migrate") == "true",
-                                                p.get_double("margin"), gpu_weighted, to_time(tick),
-                                                p.get("move_up") == "ahead");
+            return std::make_unique<SrtfPolicy>(parse_type_order(p), p.get("migrate") == "true", p.get_double("margin"),
+                                                gpu_weighted, to_time(tick), p.get("move_up") == "ahead");
         }};
 }
 
@@ -84,6 +76,7 @@ RegistryEntry<Policy> sjf_entry(std::string name, std::string description,
                                 const std::map<std::string, std::string>& defaults) {
     std::vector<ParamSpec> specs{
         type_order_param(),
+        type_ties_param(),
         {"key",
          ParamType::Choice,
          "duration",
@@ -110,7 +103,7 @@ RegistryEntry<Policy> sjf_entry(std::string name, std::string description,
                                      ": parameter strict: a preemptive walk passes over jobs that do not fit "
                                      "(Tiresias); set strict=false");
                 const double margin = p.get_double("margin");
-                return std::make_unique<SjfPolicy>(parse_type_order(p.get("type_order")), parse_sjf_key(p.get("key")),
+                return std::make_unique<SjfPolicy>(parse_type_order(p), parse_sjf_key(p.get("key")),
                                                    p.get_bool("strict"), preemptive, margin);
             }};
 }
@@ -120,6 +113,7 @@ RegistryEntry<Policy> qssf_entry(std::string name, std::string description,
                                  const std::map<std::string, std::string>& defaults) {
     std::vector<ParamSpec> specs{
         type_order_param(),
+        type_ties_param(),
         {"estimator",
          ParamType::Choice,
          "history",
@@ -152,8 +146,7 @@ RegistryEntry<Policy> qssf_entry(std::string name, std::string description,
     return {name, std::move(description), with_defaults(std::move(specs), defaults),
             [name](const Params& p, const MakeContext& context) {
                 const double prior = p.get_double("prior");
-                return std::make_unique<QssfPolicy>(parse_type_order(p.get("type_order")),
-                                                    parse_qssf_estimator(p.get("estimator")),
+                return std::make_unique<QssfPolicy>(parse_type_order(p), parse_qssf_estimator(p.get("estimator")),
                                                     parse_qssf_history_key(p.get("history_key")), prior,
                                                     p.get_bool("strict"), p.get_bool("lazy_priority"), context.seed);
             }};
@@ -190,6 +183,7 @@ std::vector<double> parse_drf_weights(const std::string& text, const std::vector
 RegistryEntry<Policy> vc_quota_entry(std::string name, std::string description, bool fixed_hard) {
     std::vector<ParamSpec> params{
         type_order_param(),
+        type_ties_param(),
         {"quotas",
          ParamType::File,
          "",
@@ -216,14 +210,15 @@ RegistryEntry<Policy> vc_quota_entry(std::string name, std::string description, 
                 const Tenants& tenants = context.tenants ? *context.tenants : kNone;
                 const bool hard = fixed_hard || p.get("mode") == "hard";
                 return std::make_unique<VcQuotaPolicy>(
-                    parse_type_order(p.get("type_order")), !hard,
-                    resolve_vc_quotas(p.get("quotas"), *context.cluster, tenants, hard), tenants.vc_names);
+                    parse_type_order(p), !hard, resolve_vc_quotas(p.get("quotas"), *context.cluster, tenants, hard),
+                    tenants.vc_names);
             }};
 }
 
 /// The MLFQ parameters of `tiresias` and its variants, with the given defaults.
 std::vector<ParamSpec> tiresias_params(const std::string& thresholds) {
     return {type_order_param(),
+            type_ties_param(),
             {"thresholds",
              ParamType::Numbers,
              thresholds,
@@ -269,11 +264,11 @@ RegistryEntry<Policy> tiresias_entry(std::string name, std::string description, 
     params.push_back(full_walk_param());
     return {name, std::move(description), std::move(params), [name](const Params& p) {
                 const auto [th, knob] = tiresias_queues(name, p);
-                return std::make_unique<TiresiasPolicy>(
-                    parse_type_order(p.get("type_order")), th, p.get("service") == "gpu", knob,
-                    p.get("timer") == "exact" ? TiresiasPolicy::DemotionTimer::Exact
-                                              : TiresiasPolicy::DemotionTimer::TiresiasSim,
-                    p.get_bool("full_walk"));
+                return std::make_unique<TiresiasPolicy>(parse_type_order(p), th, p.get("service") == "gpu", knob,
+                                                        p.get("timer") == "exact"
+                                                            ? TiresiasPolicy::DemotionTimer::Exact
+                                                            : TiresiasPolicy::DemotionTimer::TiresiasSim,
+                                                        p.get_bool("full_walk"));
             }};
 }
 
@@ -304,9 +299,9 @@ RegistryEntry<Policy> tiresias_gittins_entry() {
                 const auto [th, knob] = tiresias_queues("tiresias-gittins", p);
                 const double delta = p.get_double("delta");
                 const double margin = p.get_double("margin");
-                return std::make_unique<TiresiasGittinsPolicy>(
-                    parse_type_order(p.get("type_order")), th, p.get("service") == "gpu", knob, delta,
-                    p.get_bool("gittins_compat"), margin, p.get_bool("full_walk"));
+                return std::make_unique<TiresiasGittinsPolicy>(parse_type_order(p), th, p.get("service") == "gpu", knob,
+                                                               delta, p.get_bool("gittins_compat"), margin,
+                                                               p.get_bool("full_walk"));
             }};
 }
 
@@ -315,6 +310,7 @@ RegistryEntry<Policy> las_entry(std::string name, std::string description, const
     return {name,
             std::move(description),
             {type_order_param(),
+             type_ties_param(),
              {"service",
               ParamType::Choice,
               service,
@@ -332,8 +328,8 @@ RegistryEntry<Policy> las_entry(std::string name, std::string description, const
             [name](const Params& p) {
                 const double quantum = p.get_double("quantum");
                 const double margin = p.get_double("margin");
-                return std::make_unique<LasPolicy>(parse_type_order(p.get("type_order")), p.get("service") == "gpu",
-                                                   quantum, margin, p.get_bool("full_walk"));
+                return std::make_unique<LasPolicy>(parse_type_order(p), p.get("service") == "gpu", quantum, margin,
+                                                   p.get_bool("full_walk"));
             }};
 }
 
@@ -343,6 +339,7 @@ void register_queue_policies(PolicyRegistry& r) {
     r.add({"fifo",
            "strict first-come-first-served: nothing overtakes the head of the queue; no preemption",
            {type_order_param(),
+            type_ties_param(),
             {"backfill",
              ParamType::Choice,
              "none",
@@ -370,8 +367,8 @@ void register_queue_policies(PolicyRegistry& r) {
                const double factor = p.get_double("estimate_factor");
                std::optional<EstimateNoise> noise;
                if (p.get("estimate") == "noisy") noise.emplace(context.seed);
-               return std::make_unique<FifoPolicy>(parse_type_order(p.get("type_order")), p.get("backfill") == "easy",
-                                                   factor, noise, p.get_bool("space_sharing"));
+               return std::make_unique<FifoPolicy>(parse_type_order(p), p.get("backfill") == "easy", factor, noise,
+                                                   p.get_bool("space_sharing"));
            }});
     r.add(
         srtf_entry("srtf", "preemptive shortest remaining time first (oracle on remaining work), greedy fill", false));
@@ -419,6 +416,7 @@ void register_queue_policies(PolicyRegistry& r) {
          "dominant resource fairness over GPUs: progressive filling by lowest weighted share of VCs, users or jobs; "
          "FIFO inside one; SKIP walk",
          {type_order_param(),
+          type_ties_param(),
           {"per",
            ParamType::Choice,
            "vc",
@@ -466,15 +464,15 @@ void register_queue_policies(PolicyRegistry& r) {
                  weights = parse_drf_weights(p.get("weights"),
                                              who == DrfPrincipal::Vc ? tenants.vc_names : tenants.user_names,
                                              who == DrfPrincipal::Vc ? "VC" : "user");
-             return std::make_unique<DrfPolicy>(parse_type_order(p.get("type_order")), who, demand, std::move(weights),
+             return std::make_unique<DrfPolicy>(parse_type_order(p), who, demand, std::move(weights),
                                                 p.get_bool("preempt"), margin);
          }});
     r.add({"synergy-drf",
            "Synergy's drf preset: drf per=job share=demand (smallest gang first, then arrival; SKIP walk)",
-           {type_order_param()},
+           {type_order_param(), type_ties_param()},
            [](const Params& p) {
-               return std::make_unique<DrfPolicy>(parse_type_order(p.get("type_order")), DrfPrincipal::Job, true,
-                                                  std::vector<double>{}, false, 0.0);
+               return std::make_unique<DrfPolicy>(parse_type_order(p), DrfPrincipal::Job, true, std::vector<double>{},
+                                                  false, 0.0);
            }});
     r.add(vc_quota_entry("vc-quota",
                          "virtual clusters with GPU quotas: hard partitions (Helios) or borrowing of idle quota with "

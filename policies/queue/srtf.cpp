@@ -176,9 +176,11 @@ bool SrtfPolicy::displace_for(const ClusterView& view, const Key& w) {
     GpuTypeIdx order[64];
     std::size_t n = 0;
     for (GpuTypeMask m = job.runnable; m != 0; m &= m - 1) order[n++] = static_cast<GpuTypeIdx>(std::countr_zero(m));
-    if (order_ == TypeOrder::Fastest)
+    if (order_ != TypeOrder::Spec)
         std::stable_sort(order, order + n, [&](GpuTypeIdx a, GpuTypeIdx b) {
-            return view.rates().rate(job.model, a, g) > view.rates().rate(job.model, b, g);
+            const double ra = view.rates().rate(job.model, a, g), rb = view.rates().rate(job.model, b, g);
+            // Equally fast types in pick_type's tie order: the most free GPUs first under type_ties=most_free.
+            return ra > rb || (ra == rb && order_ == TypeOrder::Fastest && more_room(view.cluster(), free_, a, b));
         });
     for (std::size_t i = 0; i < n; ++i) {
         const GpuTypeIdx t = order[i];

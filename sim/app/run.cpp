@@ -172,12 +172,14 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
     // A trace duration was measured with the job's communication: work = duration × its rate alone there
     // (one placement per model, type and size).
     std::map<std::tuple<ModelIdx, GpuTypeIdx, int>, double> alone;
-    const ResolvedJobs resolved = resolve_jobs(in.trace, in.cluster, in.profiles, rates, c.strict, c.unknown_models,
-                                               [&](ModelIdx m, GpuTypeIdx t, int n) {
-                                                   auto [it, fresh] = alone.try_emplace({m, t, n}, 0.0);
-                                                   if (fresh) it->second = network.alone_rate(m, t, n);
-                                                   return it->second;
-                                               });
+    const ResolvedJobs resolved = resolve_jobs(
+        in.trace, in.cluster, in.profiles, rates, c.strict, c.unknown_models,
+        [&](ModelIdx m, GpuTypeIdx t, int n) {
+            auto [it, fresh] = alone.try_emplace({m, t, n}, 0.0);
+            if (fresh) it->second = network.alone_rate(m, t, n);
+            return it->second;
+        },
+        c.type_choice);
     // The seed, cluster and trace are in the run identity already: the context adds nothing to it.
     const MakeContext context{c.seed, &in.cluster, &resolved.tenants, &in.profiles, &rates, resolved.jobs.size()};
     auto policy = run.policy.entry->make(run.policy_params, context);

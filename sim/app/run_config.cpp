@@ -384,6 +384,21 @@ const RunConfigKey kTable[] = {
          [](I id, C c, X) {
              if (c.unknown_models == UnknownModels::Agnostic) id["unknown_models"] = "agnostic";
          }},
+    {.key = "type_choice",
+     .kind = K::Choice,
+     .help = "which GPU types a job may start on: fastest (any it can run on; the policy picks), or original (only "
+             "the type its trace record says it ran on, where the cluster has that type and it fits; other jobs "
+             "as fastest)",
+     .default_text = "fastest",
+     .example = R"("original")",
+     .choices = "fastest|original",
+     .set = [](RunConfig& c, V v,
+               W) { c.type_choice = v.text == "original" ? TypeChoice::Original : TypeChoice::Fastest; },
+     // In the identity only when not the default, so the run ids of every config before this key stay the same.
+     .echo =
+         [](I id, C c, X) {
+             if (c.type_choice == TypeChoice::Original) id["type_choice"] = "original";
+         }},
     // Restart models and the waiting threshold: in the identity only when not the default, so the run
     // ids of every config before these keys stay the same.
     {.key = "restart_model",

@@ -56,6 +56,7 @@ struct RunConfig {
     std::size_t timeseries_points = 2000;
     MeasureWindow measure;                                ///< which jobs the JCT statistics cover
     UnknownModels unknown_models = UnknownModels::Error;  ///< jobs whose model the profile lacks
+    TypeChoice type_choice = TypeChoice::Fastest;         ///< original: jobs stay on their recorded type
     // Outputs (not part of the resolved config that identifies a run).
     std::string out, jobs_csv, event_log;
     bool job_records = true;

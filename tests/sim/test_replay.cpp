@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 
 using namespace dlsim;
 using namespace dlsim::test;
@@ -90,6 +92,91 @@ TEST_CASE("determinism: two runs are byte-identical outside \"run\"", "[replay][
         CHECK(slurp(ca) == slurp(cb));
         CHECK(ta.size() > 100000);  // 1,000 job records and the time series are really there
     }
+}
+
+namespace {
+
+/// Job id -> GPU type of every job of a result file.
+std::map<std::string, std::string> types_of(const std::string& result) {
+    std::map<std::string, std::string> out;
+    const nlohmann::json doc = nlohmann::json::parse(slurp(result));
+    for (const auto& j : doc["jobs"]) out[j["job_id"]] = j["gpu_type"];
+    return out;
+}
+
+/// The openb pods of the hand-made node list's cluster (G2 16 GPUs, P100 3, T4 2; dlsim trace cluster).
+std::string openb_cluster() {
+    const std::string spec = temp_path("openb-sample-cluster.json");
+    REQUIRE(run_cli(fmt::format("trace cluster {}/traces/alibaba_openb/openb_node_list_sample.csv --out {}",
+                                DLSIM_TEST_DATA, spec))
+                .exit_code == 0);
+    return spec;
+}
+
+const std::string kPodHeader =
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+
+}  // namespace
+
+TEST_CASE("replay realism: model-less openb pods on their imported cluster spread over its types", "[replay][cli]") {
+    // Six 1-GPU pods without a gpu_spec, all at 0 and running 1000 s: every type is equally fast for them.
+    // type_ties=most_free takes the largest share of a type's GPUs free, then the most free GPUs:
+    //   all types wholly free -> G2 (16 GPUs); then P100 3/3 and T4 2/2 tie on share -> P100 (more GPUs);
+    //   then T4 2/2 -> T4; then G2 15/16 beats P100 2/3 and T4 1/2 -> G2, G2 14/16 -> G2, G2 13/16 -> G2.
+    // type_ties=cluster_order puts them all on G2, the first type.
+    std::string pods = kPodHeader;
+    for (int i = 0; i < 6; ++i) pods += fmt::format("pod-{},1000,1024,1,1000,,LS,Succeeded,0,1000,0\n", i);
+    const std::string trace = write_temp("openb_pod_list_ties.csv", pods), cluster = openb_cluster();
+    const std::string out = temp_path("openb-ties.json");
+    REQUIRE(run_cli(fmt::format("run --trace {} --cluster {} --out {}", trace, cluster, out)).exit_code == 0);
+    const std::map<std::string, std::string> spread = types_of(out);
+    CHECK(spread ==
+          std::map<std::string, std::string>{
+              {"pod-0", "G2"}, {"pod-1", "P100"}, {"pod-2", "T4"}, {"pod-3", "G2"}, {"pod-4", "G2"}, {"pod-5", "G2"}});
+    const auto hours = nlohmann::json::parse(slurp(out))["summary"]["gpu_hours_by_type"];
+    CHECK(hours["G2"].get<double>() == Approx(4000.0 / 3600));
+    CHECK(hours["P100"].get<double>() == Approx(1000.0 / 3600));
+    CHECK(hours["T4"].get<double>() == Approx(1000.0 / 3600));
+
+    REQUIRE(run_cli(fmt::format("run --trace {} --cluster {} --param type_ties=cluster_order --out {}", trace, cluster,
+                                out))
+                .exit_code == 0);
+    for (const auto& [job, type] : types_of(out)) CHECK(type == "G2");
+}
+
+TEST_CASE("replay realism: --type-choice original keeps every job on the type its record names", "[replay][cli]") {
+    // openb: a gpu_spec naming one model is the pod's original type. Three pods name T4, P100 and G2; three
+    // name none (they spread as above, from what the named ones leave).
+    std::string pods = kPodHeader;
+    pods += "named-t4,1000,1024,1,1000,T4,LS,Succeeded,0,1000,0\n";
+    pods += "named-p100,1000,1024,1,1000,P100,LS,Succeeded,0,1000,0\n";
+    pods += "named-g2,1000,1024,2,1000,G2,LS,Succeeded,0,1000,0\n";
+    for (int i = 0; i < 3; ++i) pods += fmt::format("free-{},1000,1024,1,1000,,LS,Succeeded,0,1000,0\n", i);
+    const std::string trace = write_temp("openb_pod_list_original.csv", pods), cluster = openb_cluster();
+    const std::string out = temp_path("openb-original.json");
+    REQUIRE(run_cli(fmt::format("run --trace {} --cluster {} --type-choice original --out {}", trace, cluster, out))
+                .exit_code == 0);
+    const std::map<std::string, std::string> got = types_of(out);
+    CHECK(got.at("named-t4") == "T4");
+    CHECK(got.at("named-p100") == "P100");
+    CHECK(got.at("named-g2") == "G2");
+
+    // The canonical CSV's gpu_type is not a restriction: under fastest a job goes where the rule puts it, under
+    // original it stays on its type. Three 1-GPU jobs that ran on T4, with no model, at 0: fastest puts the
+    // first on G2 (every type wholly free: the most GPUs); original puts all three on T4 (2 GPUs: the third
+    // waits for the first to finish at 1000 s). A type the cluster lacks (V100) falls back to fastest.
+    const std::string csv = write_temp("original.csv",
+                                       "job_id,submit_time,num_gpus,duration,gpu_type\n"
+                                       "a,0,1,1000,T4\nb,0,1,1000,T4\nc,0,1,1000,T4\nd,0,1,1000,V100\n");
+    REQUIRE(run_cli(fmt::format("run --trace {} --cluster {} --out {}", csv, cluster, out)).exit_code == 0);
+    CHECK(types_of(out).at("a") == "G2");
+    REQUIRE(run_cli(fmt::format("run --trace {} --cluster {} --type-choice original --out {}", csv, cluster, out))
+                .exit_code == 0);
+    const auto kept = types_of(out);
+    CHECK(kept == std::map<std::string, std::string>{{"a", "T4"}, {"b", "T4"}, {"c", "T4"}, {"d", "G2"}});
+    const auto doc = nlohmann::json::parse(slurp(out));
+    CHECK(doc["jobs"][2]["start_time"].get<double>() == 1000);
+    CHECK(doc["config"]["type_choice"] == "original");
 }
 
 }  // namespace dlsim::test::replay_tests

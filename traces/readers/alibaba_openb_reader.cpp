@@ -176,6 +176,8 @@ Trace read_alibaba_openb_trace(const std::string& path, const ReadOptions& optio
             job.duration = deleted - scheduled;
             job.gpu_fraction = static_cast<double>(*milli) / 1000.0;
             job.allowed_gpu_types = trace.strings.intern(spec);
+            // A pod that allows one GPU model ran on that model: its original type (--type-choice original).
+            if (!spec.empty() && spec.find('|') == std::string_view::npos) job.gpu_type = job.allowed_gpu_types;
             job.status = trace.strings.intern(raw(kPodPhase));
             job.outcome = outcome_of(raw(kPodPhase));
             trace.jobs.push_back(std::move(job));
@@ -199,6 +201,7 @@ Trace read_alibaba_openb_trace(const std::string& path, const ReadOptions& optio
         "gpu_milli < 1000 is a share of one GPU: the pod takes num_gpu whole GPUs (rounded up) and keeps "
         "gpu_fraction = gpu_milli/1000 for sharing policies");
     a.push_back("gpu_spec ('|'-separated) becomes allowed_gpu_types; empty = any type");
+    a.push_back("a gpu_spec naming one GPU model is also the pod's gpu_type, the type it ran on");
     a.push_back(
         "pods with deletion_time = scheduled_time (none in the published files) are dropped as 'zero run "
         "time': the authors document no repair");

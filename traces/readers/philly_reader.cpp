@@ -9,6 +9,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 
 #include "models/base/input_error.hpp"
 #include "traces/readers/csv_reader.hpp"
+#include "traces/readers/row_parsing.hpp"
 #include "traces/readers/trace_format.hpp"
 
 namespace dlsim {
@@ -246,6 +248,29 @@ private:
     std::uint32_t line_;
 };
 
+/// The GPU type of every machine in the machine list published beside the job log (`cluster_machine_list`
+/// in the same folder, "machineId, number of GPUs, single GPU mem"), named as `dlsim trace cluster` names
+/// Philly's types (gpu12gb, gpu24gb); empty when the folder has no such file.
+std::map<std::string, std::string, std::less<>> machine_types(const std::string& path) {
+    std::map<std::string, std::string, std::less<>> out;
+    const std::filesystem::path list = std::filesystem::path(path).parent_path() / "cluster_machine_list";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(list, ec)) return out;
+    static constexpr const char* kColumns[] = {"machineId", "number of GPUs", "single GPU mem"};
+    CsvLines csv(list.string());
+    std::vector<std::string_view> fields;
+    require_header(csv, fields, kColumns, "machineId, number of GPUs, single GPU mem");
+    while (csv.next(fields)) {
+        const std::string_view mem = fields.size() == 3 ? trim(fields[2]) : std::string_view();
+        const auto gb = mem.size() > 2 ? parse_double(mem.substr(0, mem.size() - 2)) : std::nullopt;
+        if (!gb || *gb <= 0 || *gb > 1e6 || (mem.substr(mem.size() - 2) != "GB" && mem.substr(mem.size() - 2) != "gb"))
+            throw InputError(
+                field_error(list.string(), csv.line(), kColumns[2], "a memory size like '12GB'", mem).message);
+        out[std::string(trim(fields[0]))] = fmt::format("gpu{}gb", *gb);
+    }
+    return out;
+}
+
 Trace read_json_form(const std::string& path, const std::string& text, std::size_t open, const ReadOptions& options) {
     Trace trace;
     trace.path = path;
@@ -255,6 +280,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
     const std::vector<Element> elements = split_list(path, text, open);
     std::map<std::string, std::uint32_t, std::less<>> seen;  // jobid -> line
     const std::string kIgnored = "attempts without start or end time ignored (logging errors)";
+    const auto types = machine_types(path);
 
     for (const Element& e : elements) {
         ++trace.report.rows_read;
@@ -313,6 +339,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
             // Every attempt is checked first, so a malformed one is reported even in a job that is then dropped.
             double run = 0;
             int gpus = 0, usable = 0, ignored = 0;
+            std::string_view last_type;  // the GPU type of its last attempt with both times, when known
             bool still_running = false;
             for (std::size_t a = 0; a < attempts.size(); ++a) {
                 const json& at = attempts[a];
@@ -321,13 +348,20 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
                 auto start = p.time(at, "start_time", col + ".start_time");
                 auto end = p.time(at, "end_time", col + ".end_time");
                 std::size_t count = 0;  // GPUs of this attempt, bounded before it is narrowed to int
+                std::string_view type;  // the attempt's machines' one GPU type; "" = unknown or mixed
+                bool mixed = false;
                 if (auto d = at.find("detail"); d != at.end() && !d->is_null()) {
                     if (!d->is_array()) p.fail(col + ".detail", "a list of {ip, gpus}", *d);
                     for (std::size_t m = 0; m < d->size(); ++m) {
                         const json& machine = (*d)[m];
                         const std::string mcol = fmt::format("{}.detail[{}]", col, m);
                         if (!machine.is_object()) p.fail(mcol, "an object {ip, gpus}", machine);
-                        p.string(machine, "ip");
+                        if (auto m_type = types.find(p.string(machine, "ip")); m_type == types.end())
+                            mixed = true;
+                        else if (type.empty() || type == m_type->second)
+                            type = m_type->second;
+                        else
+                            mixed = true;
                         auto g = machine.find("gpus");
                         if (g == machine.end() || !g->is_array()) {
                             if (g == machine.end()) p.missing(mcol + ".gpus", "a list of GPU names");
@@ -342,6 +376,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
                         p.fail(col + ".end_time", "a time at or after the attempt's start_time", at["end_time"]);
                     run += *end - *start;
                     gpus = std::max(gpus, static_cast<int>(count));
+                    last_type = mixed ? std::string_view() : type;
                     ++usable;
                 } else if (!end && a + 1 == attempts.size()) {
                     still_running = true;
@@ -367,6 +402,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
                 job.user = trace.strings.intern(p.string(obj, "user"));
                 job.vc = trace.strings.intern(p.string(obj, "vc"));
                 job.status = trace.strings.intern(status);
+                job.gpu_type = trace.strings.intern(last_type);
                 trace.jobs.push_back(std::move(job));
             }
         } catch (const RowError& err) {
@@ -385,6 +421,10 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
         "submit time = submitted_time; times are zone-less Philly wall-clock times read as UTC; null, "
         "\"None\" and \"\" are missing times");
     a.push_back("status Pass/Killed/Failed -> outcome Completed/Killed/Failed; failed and killed jobs are kept");
+    if (!types.empty())
+        a.push_back(
+            "gpu_type = the GPU type (gpu<mem>gb) of the machines of the job's last attempt with both times, "
+            "from cluster_machine_list beside the log; none when they are unlisted or of two types");
     if (options.time_unit != 0) a.push_back("--time-unit ignored: Philly times are wall-clock strings");
     finish_trace(trace);
     return trace;

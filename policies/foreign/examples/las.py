@@ -11,15 +11,23 @@ import bisect
 import dlsim
 
 
+def more_room(view, free, a, b):
+    """Whether type a has a larger share of its GPUs free than type b, or an equal share and more free GPUs."""
+    share_a, share_b = free[a] * view.gpus_of_type(b), free[b] * view.gpus_of_type(a)
+    return share_a > share_b if share_a != share_b else free[a] > free[b]
+
+
 def pick_type(view, job, capacity):
-    """Among the job's types with room for its gang, the fastest for it (ties: cluster order), or None."""
+    """Among the job's types with room for its gang, the fastest for it, or None. Ties (every type for a job
+    without a model) go to the largest share of the type's GPUs with capacity left, then the most, then cluster
+    order (type_ties=most_free, policies/type_choice.hpp)."""
     best, best_rate = None, 0.0
     n = job.num_gpus
     for t in job.runnable:
         if capacity[t] < n:
             continue
         r = view.rate(job.model, t, n)
-        if best is None or r > best_rate:
+        if best is None or r > best_rate or (r == best_rate and more_room(view, capacity, t, best)):
             best, best_rate = t, r
     return best
 

@@ -95,8 +95,10 @@ TEST_CASE("network: a job replayed alone where it ran takes its trace duration, 
     // The trace's duration was measured with the job's own communication: its work is that duration
     // times its rate alone on a consolidated placement of its original type and size. Replayed there it
     // takes exactly its duration. Elsewhere it does not: alone on this preset, `spread` (one GPU per node)
-    // is even faster, since a 4-GPU node's ring crosses its CPU sockets at 10 GB/s × 0.8, slower than
-    // the 100 Gb/s NIC at 0.85; the oversubscribed uplinks only bite when jobs share them (test above).
+    // is slower: both rings are bound by the 100 Gb/s NICs at 0.85 (packed, the 8 GPUs span two 4-GPU
+    // nodes; inside a node PCIe gen 3 at 15.75 GB/s × 0.8 and the sockets' UPI links at 41.6 GB/s are
+    // faster), and spread's ring pays the NIC's 8 µs on every one of its steps; the oversubscribed uplinks
+    // only bite when jobs share them (test above).
     const RunInputs in = inputs_from_text(
         slurp(std::string(DLSIM_SOURCE_DIR) + "/models/clusters/leaf_spine_4to1_v100_pcie.json"), kProfile,
         "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
@@ -108,7 +110,52 @@ TEST_CASE("network: a job replayed alone where it ran takes its trace duration, 
     CHECK(packed.network[0].comm_seconds > 0);
     c.placement = "spread";
     const RunOutcome spread = simulate(in, c);
-    CHECK(to_seconds(spread.jobs[0].finish - spread.jobs[0].first_start) < 3600 * 0.99);
+    CHECK(to_seconds(spread.jobs[0].finish - spread.jobs[0].first_start) > 3601);
+}
+
+TEST_CASE("network: topology-aware takes spread when a node's own links are slower than its NIC, else packs",
+          "[network]") {
+    // One rack of two servers, 4 PCIe gen 3 GPUs each, two per CPU socket, one 100 Gb/s NIC (η 0.85), and one
+    // 4-GPU BERT-large job alone. Packed (`consolidated`), its ring spans both sockets of one server, so its
+    // slowest link is the sockets' link; spread (`spread`: 2 + 2 GPUs on the two servers, each pair on one
+    // socket), its slowest link is the NIC, 100 × 0.85 = 85 Gb/s per direction.
+    //  - xsocket 10 Gb/s: packed is bound by 10 Gb/s × 0.8 = 8 Gb/s, under a tenth of spread's 85: spread wins;
+    //  - xsocket 332.8 Gb/s (two UPI links): packed is bound by PCIe, 15.75 GB/s = 126 Gb/s × 0.8 = 100.8 Gb/s,
+    //    more than spread's 85: consolidated wins.
+    // topology-aware weighs both (and the rack's fills) by predicted rate and must take the faster.
+    auto cluster = [](double xsocket) {
+        return fmt::format(R"({{"gpu_types": {{"V100": {{"aliases": ["v100"]}}}},
+            "node_types": {{"n": {{"gpu_type": "V100", "gpus": 4, "pcie_gen": 3,
+                "intra": {{"kind": "pcie", "eff": 0.8, "lat_us": 2, "sockets": 2, "xsocket_gbps": {}}},
+                "nics": 1, "nic_gbps": 100, "nic_eff": 0.85, "nic_lat_us": 8}}}},
+            "fabric": {{"kind": "leaf_spine", "tiers": [{{"name": "leaf", "oversub": 1, "lat_us": 0.6}}]}},
+            "racks": [{{"node_type": "n", "nodes": 2}}]}})",
+                           xsocket);
+    };
+    const std::string trace = "job_id,submit_time,num_gpus,duration,model,gpu_type\nj,0,4,3600,BERT-large,V100\n";
+    auto run = [&](double xsocket, const char* placement) {
+        const RunInputs in = inputs_from_text(cluster(xsocket), kProfile, trace);
+        RunConfig c;
+        c.placement = placement;
+        const RunOutcome o = simulate(in, c);
+        REQUIRE(o.summary.finished == 1);
+        return std::pair{to_seconds(o.jobs[0].finish - o.jobs[0].first_start), o.network[0].max_nodes};
+    };
+    SECTION("slow sockets: spread is faster, and topology-aware spreads") {
+        const auto packed = run(10, "consolidated"), spread = run(10, "spread"), aware = run(10, "topology-aware");
+        CHECK(packed.second == 1);
+        CHECK(spread.second == 2);
+        CHECK(spread.first < packed.first / 2);
+        CHECK(aware.second == 2);
+        CHECK(aware.first == spread.first);
+    }
+    SECTION("UPI-speed sockets: packed is faster, and topology-aware packs") {
+        const auto packed = run(332.8, "consolidated"), spread = run(332.8, "spread"),
+                   aware = run(332.8, "topology-aware");
+        CHECK(packed.first < spread.first);
+        CHECK(aware.second == 1);
+        CHECK(aware.first == packed.first);
+    }
 }
 
 }  // namespace dlsim::test::network_placement_tests

@@ -143,8 +143,9 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     RunConfig c;
     // fifo's resolved parameters are part of its identity (among them `estimate`, EASY's noisy estimates,
     // and `space_sharing`, two jobs on the same GPUs), so the fifo ids here and below change whenever fifo
-    // gains a parameter.
-    CHECK(run_id(c, hashes) == "0fd933d8398a0545");
+    // gains a parameter: last `type_ties` (0fd933d8398a0545 -> this), which changes what a run computes for
+    // jobs whose types tie, so a result computed under the older rule is not reused.
+    CHECK(run_id(c, hashes) == "6e86f8d02a85ae76");
 
     RunConfig srtf;
     srtf.policy = "srtf";
@@ -156,19 +157,19 @@ TEST_CASE("run config: run ids of existing configs stay the same", "[unit]") {
     srtf.timeseries_points = 17;
     srtf.measure = parse_measure_jobs("1:");
     // srtf's resolved parameters are part of its identity: it gained `margin` (id e986620c48bc2977 at
-    // 251f693 -> cebb58f2692ecc83), then `tick` and `move_up` (-> this).
-    CHECK(run_id(srtf, hashes) == "ff7dbc1093cd2bd1");
+    // 251f693 -> cebb58f2692ecc83), then `tick` and `move_up` (-> ff7dbc1093cd2bd1), then `type_ties` (-> this).
+    CHECK(run_id(srtf, hashes) == "95c1751dff35b535");
 
     RunConfig filtered;
     apply_config_json(filtered, Json::parse(R"({"time_unit": "min", "status": "completed", "min_gpus": 1,
         "max_gpus": 2, "vc": ["x", "y"], "time_window": "0:1000", "max_jobs": 3, "load_scale": 2,
         "measure_time": "0:500", "trace_format": "csv"})"),
                       "cfg.json");
-    CHECK(run_id(filtered, hashes) == "9a7e00b3af44118b");
+    CHECK(run_id(filtered, hashes) == "30217632c97264ea");
 
     RunConfig resampled;
     apply_config_json(resampled, Json::parse(R"({"resample_rate": 30, "resample_jobs": 5, "seed": 3})"), "cfg.json");
-    CHECK(run_id(resampled, hashes) == "f6e0e5391c480133");
+    CHECK(run_id(resampled, hashes) == "6104bb656cdf28ba");
 
     // unknown_models joins the identity only when it is not the default.
     RunConfig agnostic;

@@ -86,7 +86,7 @@ TEST_CASE("alibaba-openb: the hand-made pod list gives exact records and report"
     using O = JobOutcome;
     check_job(t, 0, {"openb-pod-0000", 0, 1, 1000, "", "", 1.0, "", "Running", O::Unknown});
     check_job(t, 1, {"openb-pod-0001", 50, 1, 300, "", "V100M16|V100M32", 0.46, "", "Succeeded", O::Completed});
-    check_job(t, 2, {"openb-pod-0004", 100, 8, 3600, "", "G2", 1.0, "", "Failed", O::Failed});
+    check_job(t, 2, {"openb-pod-0004", 100, 8, 3600, "G2", "G2", 1.0, "", "Failed", O::Failed});
     check_job(t, 3, {"openb-pod-0007", 300, 4, 600, "", "T4|A10", 1.0, "", "Succeeded", O::Completed});
     CHECK(t.jobs[0].line == 2);
     CHECK(t.jobs[3].line == 9);

@@ -44,8 +44,7 @@ void check_job(const Trace& t, std::size_t i, const std::string& id, double subm
     CHECK(j.num_gpus == gpus);
     CHECK(j.duration == duration);
     CHECK(t.strings[j.model].empty());
-    CHECK(t.strings[j.gpu_type].empty());
-    CHECK(t.strings[j.allowed_gpu_types].empty());
+    CHECK(t.strings[j.allowed_gpu_types].empty());  // gpu_type: checked where a machine list gives it
     CHECK(j.gpu_fraction == 1);
     CHECK(j.work == 0);
     CHECK(t.strings[j.vc] == vc);
@@ -70,6 +69,7 @@ TEST_CASE("philly CSV: exact records from the per-job fixture", "[traces]") {
     CHECK(t.report.repaired.empty());
     CHECK(t.report.assumptions.size() == 5);
     REQUIRE(t.jobs.size() == 4);
+    for (const JobRecord& r : t.jobs) CHECK(r.gpu_type == 0);  // the per-job CSV names no machine
     // File order is kept (unsorted); ids come from the line, the blank line 5 counts.
     check_job(t, 0, "L2", 2932, 1, 66, "11cb48", "", "", JobOutcome::Unknown, 2);
     check_job(t, 1, "L3", 0, 2, 2951, "6214e9", "", "", JobOutcome::Unknown, 3);
@@ -146,8 +146,11 @@ TEST_CASE("philly JSON: exact records from a cluster_job_log fixture", "[traces]
     const std::map<std::string, std::uint64_t> repaired = {
         {"attempts without start or end time ignored (logging errors)", 1}};
     CHECK(t.report.repaired == repaired);
-    CHECK(t.report.assumptions.size() == 5);
+    CHECK(t.report.assumptions.size() == 6);  // with the gpu_type rule: the folder has a machine list
     REQUIRE(t.jobs.size() == 4);
+    // Only job 14201 ran on a listed machine (m3, 24 GB); the others' machines are not in the hand-made list.
+    CHECK(t.strings[t.jobs[2].gpu_type] == "gpu24gb");
+    for (std::size_t j : {0, 1, 3}) CHECK(t.strings[t.jobs[j].gpu_type].empty());
     // One attempt of 8 GPUs on one machine, 74 s.
     check_job(t, 0, "application_1506638472019_14199", 429, 8, 74, "ee9e8c", "ce2f4c", "Pass", JobOutcome::Completed,
               2);
@@ -228,6 +231,43 @@ TEST_CASE("philly JSON: malformed jobs name file:line and the field, or are skip
     CHECK(t.jobs[1].id == "c");
     CHECK(t.jobs[1].line == 7);
     CHECK(t.jobs[1].duration == 60);
+}
+
+TEST_CASE("philly JSON: gpu_type from the machine list beside the log, for --type-choice original", "[traces]") {
+    const std::filesystem::path dir = std::filesystem::path(temp_path("philly-types")) / "trace-data";
+    std::filesystem::create_directories(dir);
+    auto job = [](const char* id, const std::string& attempts) {
+        return fmt::format(R"({{"status": "Pass", "vc": "v", "jobid": "{}", "user": "u",
+            "submitted_time": "2017-10-07 00:00:00", "attempts": [{}]}})",
+                           id, attempts);
+    };
+    auto attempt = [](const std::string& machines) {
+        return fmt::format(R"({{"start_time": "2017-10-07 01:00:00", "end_time": "2017-10-07 02:00:00",
+            "detail": [{}]}})",
+                           machines);
+    };
+    const std::string m1 = R"({"ip": "m1", "gpus": ["gpu0"]})", m2 = R"({"ip": "m2", "gpus": ["gpu0"]})",
+                      m9 = R"({"ip": "m9", "gpus": ["gpu0"]})";
+    const std::string log = "[" + job("on-12", attempt(m1)) + ",\n" + job("on-24", attempt(m2)) + ",\n" +
+                            job("moved", attempt(m1) + ", " + attempt(m2)) + ",\n" +
+                            job("mixed", attempt(m1 + ", " + m2)) + ",\n" + job("unlisted", attempt(m9)) + "]\n";
+    std::ofstream(dir / "cluster_job_log") << log;
+    const Trace without = read_philly_trace((dir / "cluster_job_log").string(), {});
+    REQUIRE(without.jobs.size() == 5);
+    for (const JobRecord& r : without.jobs) CHECK(r.gpu_type == 0);  // no machine list: no type
+    CHECK(without.report.assumptions.size() == 5);
+
+    std::ofstream(dir / "cluster_machine_list")
+        << "machineId, number of GPUs, single GPU mem\nm1,2, 12GB\nm2,8, 24GB\n";
+    const Trace t = read_philly_trace((dir / "cluster_job_log").string(), {});
+    REQUIRE(t.jobs.size() == 5);
+    const std::vector<std::string> expected = {"gpu12gb", "gpu24gb", "gpu24gb", "", ""};  // moved: its last attempt
+    for (std::size_t j = 0; j < 5; ++j) CHECK(t.strings[t.jobs[j].gpu_type] == expected[j]);
+
+    std::ofstream(dir / "cluster_machine_list") << "machineId, number of GPUs, single GPU mem\nm1,2, 12 MB\n";
+    CHECK_THROWS_WITH(read_philly_trace((dir / "cluster_job_log").string(), {}),
+                      Catch::Contains("cluster_machine_list:2: column 'single GPU mem'") &&
+                          Catch::Contains("a memory size like '12GB'"));
 }
 
 TEST_CASE("philly detection claims only Philly files", "[traces]") {
