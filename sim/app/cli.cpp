@@ -1,6 +1,7 @@
 #include "sim/app/cli.hpp"
 
 #include "models/base/input_error.hpp"
+#include "models/base/input_text.hpp"
 #include "models/base/json_fields.hpp"
 #include "models/cluster.hpp"
 #include "models/network_model.hpp"
@@ -150,7 +151,7 @@ void report_trace(const Trace& trace) {
     const std::string dropped_text = by_reason(rep.dropped, dropped), repaired_text = by_reason(rep.repaired, repaired);
     if (dropped > 0) {
         fmt::print(stderr, "dlsim: {}: skipped {} of {} rows ({})\n", trace.path, dropped, rep.rows_read, dropped_text);
-        for (const auto& m : rep.first_errors) fmt::print(stderr, "  e.g. {}\n", m);
+        for (const auto& m : rep.first_errors) fmt::print(stderr, "  e.g. {}\n", printable(m));
     }
     if (repaired > 0) fmt::print(stderr, "dlsim: {}: repaired {} rows ({})\n", trace.path, repaired, repaired_text);
     for (const auto& a : rep.assumptions) fmt::print(stderr, "dlsim: {}: assumed: {}\n", trace.path, a);
@@ -606,16 +607,16 @@ int cli_main(int argc, char** argv) {
         }
         throw InputError("unknown command '" + cmd + "' (valid: run, sweep, policies, list, validate, trace)");
     } catch (const InputError& e) {
-        fmt::print(stderr, "dlsim: error: {}\n", e.what());
+        fmt::print(stderr, "dlsim: error: {}\n", printable(e.what()));
         return 2;
     } catch (const InternalError& e) {
-        fmt::print(stderr, "dlsim: internal error (a bug, please report it): {}\n", e.what());
+        fmt::print(stderr, "dlsim: internal error (a bug, please report it): {}\n", printable(e.what()));
         return 1;
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "dlsim: out of memory\n");
         return 1;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "dlsim: internal error: {}\n", e.what());
+        fmt::print(stderr, "dlsim: internal error: {}\n", printable(e.what()));
         return 1;
     }
 }
