@@ -2,9 +2,9 @@
 
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
-#include "models/base/json_out.hpp"
 #include "sim/app/atomic_file.hpp"
 #include "sim/app/result_fields.hpp"
+#include "models/base/json_out.hpp"
 
 #include <fmt/format.h>
 
@@ -21,12 +21,9 @@ namespace {
 
 const char* status_name(RunStatus s) {
     switch (s) {
-        case RunStatus::Done:
-            return "done";
-        case RunStatus::Failed:
-            return "failed";
-        case RunStatus::Missing:
-            return "missing";
+        case RunStatus::Done: return "done";
+        case RunStatus::Failed: return "failed";
+        case RunStatus::Missing: return "missing";
     }
     return "?";
 }
@@ -34,7 +31,8 @@ const char* status_name(RunStatus s) {
 /// Parses a result but drops its bulky job records and time series: the index needs the rest.
 jf::Json parse_result_head(const std::string& path) {
     const jf::Json::parser_callback_t skip_bulk = [](int depth, jf::Json::parse_event_t event, jf::Json& parsed) {
-        return !(depth == 1 && event == jf::Json::parse_event_t::key && (parsed == "jobs" || parsed == "timeseries"));
+        return !(depth == 1 && event == jf::Json::parse_event_t::key &&
+                 (parsed == "jobs" || parsed == "timeseries"));
     };
     const std::string text = jf::read_file(path);
     jf::check_nesting(text, path);
@@ -88,11 +86,8 @@ RunState read_run_state(const std::string& dir, const SweepRun& run) {
 }
 
 void write_run_error(const std::string& dir, const SweepRun& run, const std::string& kind, const std::string& message) {
-    jf::Json doc = {{"schema", "dlsim.run-error/1"},
-                    {"run_id", run.id},
-                    {"parameters", run.values},
-                    {"kind", kind},
-                    {"error", message}};
+    jf::Json doc = {{"schema", "dlsim.run-error/1"}, {"run_id", run.id}, {"parameters", run.values},
+                    {"kind", kind}, {"error", message}};
     AtomicFile f(error_path(dir, run));
     f.print("{}\n", doc.dump(1));
     f.commit();
@@ -123,11 +118,8 @@ void write_index(const SweepSpec& spec, const std::string& dir, const std::vecto
         for (const auto& m : metrics) csv += "," + (done && s.summary.contains(m) ? csv_cell(s.summary[m]) : "");
         csv += "," + (s.status == RunStatus::Failed ? csv_cell(s.error) : "") + "\n";
     }
-    jf::Json index = {{"schema", "dlsim.sweep-index/1"},
-                      {"sweep", spec.name},
-                      {"parameters", spec.parameters},
-                      {"metrics", metrics},
-                      {"runs", runs}};
+    jf::Json index = {{"schema", "dlsim.sweep-index/1"}, {"sweep", spec.name}, {"parameters", spec.parameters},
+                      {"metrics", metrics},         {"runs", runs}};
     AtomicFile json_file(dir + "/index.json");
     json_file.print("{}\n", index.dump(1));
     json_file.commit();
