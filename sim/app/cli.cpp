@@ -322,6 +322,32 @@ int cmd_list(int argc, char** argv) {
     return 0;
 }
 
+}  // namespace
+
+std::string validate_file(const std::string& path) {
+    const bool is_json = path.size() >= 5 && path.substr(path.size() - 5) == ".json";
+    if (!is_json) {
+        const Trace t = read_canonical_csv(path);
+        return fmt::format("{}: valid trace, {} jobs", path, t.jobs.size());
+    }
+    const auto doc = json_fields::parse_file(path);
+    if (doc.is_object() && (doc.contains("gpu_types") || doc.value("schema", "") == "dlsim.cluster/1")) {
+        const Cluster c = load_cluster(path);
+        return fmt::format("{}: valid cluster, {} GPU types, {} nodes, {} GPUs", path, c.gpu_types.size(),
+                           c.nodes.size(), c.num_gpus());
+    }
+    if (doc.is_object() && (doc.contains("models") || doc.value("schema", "") == "dlsim.profile/1")) {
+        const ProfileSet p = load_profiles(path);
+        return fmt::format("{}: valid profile, {} models", path, p.models.size());
+    }
+    RunConfig c = default_run_config();
+    apply_config_file(c, path);
+    resolve(c);
+    return fmt::format("{}: valid run config", path);
+}
+
+namespace {
+
 int cmd_validate(int argc, char** argv) {
     po::options_description desc("dlsim validate FILE");
     desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "file to check");
@@ -330,27 +356,7 @@ int cmd_validate(int argc, char** argv) {
     po::variables_map vm;
     if (!parse(argc, argv, desc, vm, &pos)) return 0;
     if (!vm.count("file")) throw InputError("validate: expected a FILE to check");
-    const std::string path = vm["file"].as<std::string>();
-    const bool is_json = path.size() >= 5 && path.substr(path.size() - 5) == ".json";
-    if (!is_json) {
-        const Trace t = read_canonical_csv(path);
-        fmt::print("{}: valid trace, {} jobs\n", path, t.jobs.size());
-        return 0;
-    }
-    const auto doc = json_fields::parse_file(path);
-    if (doc.is_object() && (doc.contains("gpu_types") || doc.value("schema", "") == "dlsim.cluster/1")) {
-        const Cluster c = load_cluster(path);
-        fmt::print("{}: valid cluster, {} GPU types, {} nodes, {} GPUs\n", path, c.gpu_types.size(), c.nodes.size(),
-                   c.num_gpus());
-    } else if (doc.is_object() && (doc.contains("models") || doc.value("schema", "") == "dlsim.profile/1")) {
-        const ProfileSet p = load_profiles(path);
-        fmt::print("{}: valid profile, {} models\n", path, p.models.size());
-    } else {
-        RunConfig c = default_run_config();
-        apply_config_file(c, path);
-        resolve(c);
-        fmt::print("{}: valid run config\n", path);
-    }
+    fmt::print("{}\n", validate_file(vm["file"].as<std::string>()));
     return 0;
 }
 
