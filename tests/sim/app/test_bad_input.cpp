@@ -737,3 +737,16 @@ TEST_CASE("a directory where a file is expected, and an output that cannot be wr
 }
 
 }  // namespace dlsim::test::bad_input_tests
+
+namespace dlsim::test::bad_input_tests {
+
+TEST_CASE("a zone offset shorter than HH:MM or HHMM is refused without reading past the text", "[bad-input]") {
+    // Found by the trace_helios and trace_acme fuzzers (ASan: heap-buffer-overflow in parse_datetime).
+    CHECK_FALSE(parse_datetime("2020-03-31 23:59:50+1:2").has_value());
+    CHECK_FALSE(parse_datetime("2020-03-31 23:59:50-12").has_value());
+    CHECK_FALSE(parse_datetime("2020-03-31 23:59:50+0 :00").has_value());
+    CHECK(parse_datetime("2020-03-31 23:59:50+08:00") == parse_datetime("2020-03-31 15:59:50Z"));
+    CHECK(parse_datetime("2020-03-31 23:59:50-0130") == parse_datetime("2020-04-01 01:29:50"));
+}
+
+}  // namespace dlsim::test::bad_input_tests
