@@ -1,6 +1,7 @@
 // Bad input: every malformed cluster, profile or trace file under tests/data/bad/ makes the dlsim
 // binary exit with code 2 and one line naming the file, the line or field path, and the column or
 // field at fault -- never a crash (this file also runs under the sanitizer build).
+#include "models/base/parse.hpp"
 #include "tests/support/test_support.hpp"
 
 #include <catch2/catch.hpp>
