@@ -148,14 +148,17 @@ Cluster parse_cluster(const std::string& text, const std::string& file) {
         const long long nodes = jf::integer(v["nodes"], file, path + ".nodes", 1);
         const long long count = v.contains("count") ? jf::integer(v["count"], file, path + ".count", 1) : 1;
         if (nodes > 1'000'000 || count > 1'000'000 / nodes)
-            jf::fail(file, path, "at most 1,000,000 nodes per rack entry");
+            jf::fail(file, path,
+                     fmt::format("at most 1,000,000 nodes per rack entry (nodes x count), got {} x {}", nodes, count));
         const auto pod = static_cast<std::uint32_t>(
             v.contains("pod") ? jf::integer(v["pod"], file, path + ".pod", 0, 1'000'000) : 0);
         std::string leaf_switch;
         if (v.contains("switch")) leaf_switch = jf::string(v["switch"], file, path + ".switch");
         const NodeType& nt = c.node_types[it->second];
         total_gpus += nodes * count * nt.gpus;  // each factor is bounded above, so no overflow
-        if (total_gpus > kMaxGpus) jf::fail(file, path, "at most 10,000,000 GPUs in the cluster");
+        if (total_gpus > kMaxGpus)
+            jf::fail(file, path,
+                     fmt::format("at most 10,000,000 GPUs in the cluster, got {} up to this rack entry", total_gpus));
         for (long long k = 0; k < count; ++k) {
             for (long long n = 0; n < nodes; ++n)
                 c.nodes.push_back(Node{it->second, nt.gpu_type, nt.gpus, 0, c.num_racks, pod});

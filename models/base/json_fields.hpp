@@ -13,13 +13,25 @@ namespace dlsim::json_fields {
 /// Objects keep the file's key order: "cluster order" of GPU types is the order they are written in.
 using Json = nlohmann::ordered_json;
 
-/// A whole file as text; a missing file is an InputError.
+/// Deepest nesting of arrays and objects accepted in any JSON input. dlsim's own files nest at most 6
+/// deep; 128 is the limit serde_json and Go's encoding/json-based tools settled on for untrusted input, far
+/// above any real file and far below what would exhaust the stack of code that walks a value recursively
+/// (nlohmann's dump and copy recurse once per level).
+inline constexpr int kMaxJsonDepth = 128;
+
+/// Throws an InputError "<origin>:<line>:<col>: nesting deeper than 128 levels" when `text` opens more
+/// than kMaxJsonDepth arrays or objects at once (brackets inside strings do not count). Every JSON input
+/// passes through this before it is parsed.
+void check_nesting(std::string_view text, const std::string& origin);
+
+/// A whole file as text; a missing file or a directory is an InputError.
 std::string read_file(const std::string& path);
 
 /// Parses a whole file; a syntax error becomes an InputError with file:line:column.
 Json parse_file(const std::string& path);
 
-/// Parses text that came from `origin` (a file name, for messages).
+/// Parses text that came from `origin` (a file name, for messages). Too deep a nesting, and a number
+/// beyond a double's range (1e400), are InputErrors naming the position or the field.
 Json parse_text(const std::string& text, const std::string& origin);
 
 /// Throws an InputError "<file>: <path>: expected <what>, got <value>".

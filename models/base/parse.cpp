@@ -54,17 +54,30 @@ std::optional<double> parse_datetime(std::string_view text) {
     } else if (*rest == '+' || *rest == '-') {
         const int sign = *rest == '-' ? -1 : 1;
         ++rest;
+        // Exactly HH:MM or HHMM, digit by digit: sscanf's %2d also takes one digit or a sign, and the
+        // fixed step past it then ran beyond the end of the text ("+1:2").
+        const auto digit = [&](std::size_t i) { return rest[i] >= '0' && rest[i] <= '9'; };
+        const auto two = [&](std::size_t i) { return (rest[i] - '0') * 10 + (rest[i + 1] - '0'); };
         int hh = 0, mm = 0;
-        if (std::sscanf(rest, "%2d:%2d", &hh, &mm) == 2) rest += 5;
-        else if (std::sscanf(rest, "%2d%2d", &hh, &mm) == 2) rest += 4;
-        else return std::nullopt;
+        if (digit(0) && digit(1) && rest[2] == ':' && digit(3) && digit(4)) {
+            hh = two(0);
+            mm = two(3);
+            rest += 5;
+        } else if (digit(0) && digit(1) && digit(2) && digit(3)) {
+            hh = two(0);
+            mm = two(2);
+            rest += 4;
+        } else {
+            return std::nullopt;
+        }
         if (hh > 23 || mm > 59) return std::nullopt;
         offset = sign * (hh * 3600L + mm * 60L);
     }
     if (*rest != '\0') return std::nullopt;
     const std::tm written = tm;
     const std::time_t t = timegm(&tm);  // normalises impossible dates (April 31 -> May 1): reject those
-    if (tm.tm_mday != written.tm_mday || tm.tm_mon != written.tm_mon || tm.tm_hour != written.tm_hour) return std::nullopt;
+    if (tm.tm_mday != written.tm_mday || tm.tm_mon != written.tm_mon || tm.tm_hour != written.tm_hour)
+        return std::nullopt;
     return static_cast<double>(t - offset) + fraction;
 }
 

@@ -6,6 +6,8 @@
 #include "policies/foreign/pipe_policy.hpp"
 
 #include "models/base/input_error.hpp"
+#include "models/base/input_text.hpp"
+#include "models/base/json_fields.hpp"
 #include "policies/foreign/child_process.hpp"
 
 #include <fmt/format.h>
@@ -267,11 +269,21 @@ private:
     bool has_error_ = false;
 };
 
-/// The start of a line as quoted in an error (long replies cut).
+/// The start of a line as quoted in an error (long replies cut, control bytes escaped).
 std::string quote_start(std::string_view line) {
     constexpr std::size_t kMax = 120;
-    return fmt::format("'{}{}'", line.substr(0, kMax), line.size() > kMax ? "..." : "");
+    return fmt::format("'{}{}'", printable(line.substr(0, kMax)), line.size() > kMax ? "..." : "");
 }
+
+}  // namespace
+
+PipeReply parse_pipe_reply(std::string_view line, Decisions& out, std::size_t num_jobs, std::size_t num_types) {
+    ReplyReader reader(out, num_jobs, num_types);
+    nlohmann::json::sax_parse(line.begin(), line.end(), &reader);
+    return {reader.problem(), reader.has_child_error(), reader.child_error()};
+}
+
+namespace {
 
 class PipePolicy final : public Policy {
 public:
@@ -309,12 +321,12 @@ public:
         ++call_;
         write_call(view, changes);
         exchange();
-        ReplyReader reader(out, num_jobs_, num_types_);
-        nlohmann::json::sax_parse(line_.begin(), line_.end(), &reader);
-        if (reader.has_child_error())
-            fail(fmt::format("call {}: the policy reported an error: {}", call_, reader.child_error()));
-        if (!reader.problem().empty())
-            fail(fmt::format("call {}: bad reply: {}: {}", call_, reader.problem(), quote_start(line_)));
+        const PipeReply reply =
+            parse_pipe_reply(std::string_view(line_.data(), line_.size()), out, num_jobs_, num_types_);
+        if (reply.has_child_error)
+            fail(fmt::format("call {}: the policy reported an error: {}", call_, printable(reply.child_error)));
+        if (!reply.problem.empty())
+            fail(fmt::format("call {}: bad reply: {}: {}", call_, printable(reply.problem), quote_start(line_)));
         // The jobs these actions name change state by the next call, even those no list will name (a job
         // started and preempted in one answer): the next call compares them with what was sent.
         acted_.clear();
@@ -387,12 +399,16 @@ private:
         exchange();
         Json reply;
         try {
+            json_fields::check_nesting(std::string_view(line_.data(), line_.size()), "handshake reply");
             reply = Json::parse(line_.begin(), line_.end());
+        } catch (const InputError& e) {
+            fail(fmt::format("handshake: {}: {}", e.what(), quote_start(line_)));
         } catch (const Json::exception& e) {
             fail(fmt::format("handshake: the child's answer is not valid JSON ({}): {}", e.what(), quote_start(line_)));
         }
         if (reply.is_object() && reply.contains("error") && reply["error"].is_string())
-            fail(fmt::format("handshake: the policy reported an error: {}", reply["error"].get<std::string>()));
+            fail(fmt::format("handshake: the policy reported an error: {}",
+                             printable(reply["error"].get<std::string>())));
         if (!reply.is_object() || !reply.contains("protocol") || reply["protocol"] != kProtocol)
             fail(fmt::format("handshake: expected {{\"protocol\": \"{}\"}}, got {}", kProtocol, quote_start(line_)));
     }

@@ -217,9 +217,9 @@ void VcQuotaPolicy::serve_guaranteed(const ClusterView& view, Decisions& out) {
         const auto [submit, j, v] = heads_.back();
         heads_.pop_back();
         Vc& vc = vcs_[v];
-        auto push_head = [&] {
+        auto push_head = [&, vc_index = v] {  // clang 14 cannot capture a structured binding
             if (vc.queue.empty()) return;
-            heads_.emplace_back(vc.queue.begin()->first, vc.queue.begin()->second, v);
+            heads_.emplace_back(vc.queue.begin()->first, vc.queue.begin()->second, vc_index);
             std::push_heap(heads_.begin(), heads_.end(), later);
         };
         if (vc.queue.empty() || vc.queue.begin()->second != j) {  // a reclaimed job went ahead of it

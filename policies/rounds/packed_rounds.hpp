@@ -35,7 +35,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <ranges>
 #include <utility>
 #include <vector>
 
@@ -89,9 +88,13 @@ private:
     /// Deficits settled and the time shares reseeded (RoundShares::reset), counted in the stats.
     void reset_shares(Time now);
     /// The units in use: the rows of shares_ that count.
-    auto live_units() const {
-        return std::views::iota(std::size_t{0}, units_.size()) |
-               std::views::filter([this](std::size_t u) { return units_[u].alive; });
+    /// (A list kept for reuse rather than a std::views pipeline, which clang 14 cannot compile against
+    /// libstdc++ 12: the fuzzing build, tests/fuzz/, uses clang.)
+    const std::vector<std::size_t>& live_units() const {
+        live_.clear();
+        for (std::size_t u = 0; u < units_.size(); ++u)
+            if (units_[u].alive) live_.push_back(u);
+        return live_;
     }
     void recompute_allocation(const ClusterView& view);
     double priority(std::uint32_t u, GpuTypeIdx t) const;
@@ -139,6 +142,7 @@ private:
 
     // Per unit, and per unit and type (cell()); rate_ per unit, type and member.
     std::vector<Unit> units_;
+    mutable std::vector<std::size_t> live_;  // live_units()'s list
     std::vector<std::uint32_t> free_units_;
     std::map<std::pair<JobIdx, JobIdx>, std::uint32_t> pair_units_;
     RoundShares shares_;  // x, time received, deficits: rows are the units

@@ -55,7 +55,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <ranges>
 #include <vector>
 
 namespace dlsim {
@@ -109,8 +108,12 @@ private:
     /// Deficits settled and the time shares reseeded (RoundShares::reset), counted in the stats.
     void reset_shares(Time now);
     /// The slots of the active jobs: the rows of shares_ in use.
-    auto live_slots() const {
-        return active_ | std::views::transform([this](JobIdx j) -> std::size_t { return slot_of_[j]; });
+    /// (A list kept for reuse rather than a std::views pipeline, which clang 14 cannot compile against
+    /// libstdc++ 12: the fuzzing build, tests/fuzz/, uses clang.)
+    const std::vector<std::size_t>& live_slots() const {
+        live_.clear();
+        for (JobIdx j : active_) live_.push_back(slot_of_[j]);
+        return live_;
     }
     /// X for the active jobs from the allocation source.
     void recompute_allocation(const ClusterView& view);
@@ -143,6 +146,7 @@ private:
     // Per active job, by its slot (slot_of_[JobIdx]), and per slot and type (cell()).
     static constexpr std::uint32_t kNoSlot = UINT32_MAX;
     std::vector<std::uint32_t> slot_of_;
+    mutable std::vector<std::size_t> live_;  // live_slots()'s list
     std::vector<std::uint32_t> free_slots_;
     std::vector<double> throughput_;
     RoundShares shares_;  // x, time received, deficits: rows are the slots

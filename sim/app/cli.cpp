@@ -1,6 +1,7 @@
 #include "sim/app/cli.hpp"
 
 #include "models/base/input_error.hpp"
+#include "models/base/input_text.hpp"
 #include "models/base/json_fields.hpp"
 #include "models/cluster.hpp"
 #include "models/network_model.hpp"
@@ -153,7 +154,7 @@ void report_trace(const Trace& trace) {
     const std::string dropped_text = by_reason(rep.dropped, dropped), repaired_text = by_reason(rep.repaired, repaired);
     if (dropped > 0) {
         fmt::print(stderr, "dlsim: {}: skipped {} of {} rows ({})\n", trace.path, dropped, rep.rows_read, dropped_text);
-        for (const auto& m : rep.first_errors) fmt::print(stderr, "  e.g. {}\n", m);
+        for (const auto& m : rep.first_errors) fmt::print(stderr, "  e.g. {}\n", printable(m));
     }
     if (repaired > 0) fmt::print(stderr, "dlsim: {}: repaired {} rows ({})\n", trace.path, repaired, repaired_text);
     for (const auto& a : rep.assumptions) fmt::print(stderr, "dlsim: {}: assumed: {}\n", trace.path, a);
@@ -339,6 +340,34 @@ int cmd_list(int argc, char** argv) {
     return 0;
 }
 
+}  // namespace
+
+std::string validate_file(const std::string& path) {
+    const bool is_json = path.size() >= 5 && path.substr(path.size() - 5) == ".json";
+    if (!is_json) {
+        const Trace t = read_canonical_csv(path);
+        return fmt::format("{}: valid trace, {} jobs", path, t.jobs.size());
+    }
+    if (is_result_file(path))
+        return fmt::format("{}: {}", path, check_result_file(path));  // as bytes: it may not parse
+    const auto doc = json_fields::parse_file(path);
+    if (doc.is_object() && (doc.contains("gpu_types") || doc.value("schema", "") == "dlsim.cluster/1")) {
+        const Cluster c = load_cluster(path);
+        return fmt::format("{}: valid cluster, {} GPU types, {} nodes, {} GPUs", path, c.gpu_types.size(),
+                           c.nodes.size(), c.num_gpus());
+    }
+    if (doc.is_object() && (doc.contains("models") || doc.value("schema", "") == "dlsim.profile/1")) {
+        const ProfileSet p = load_profiles(path);
+        return fmt::format("{}: valid profile, {} models", path, p.models.size());
+    }
+    RunConfig c = default_run_config();
+    apply_config_file(c, path);
+    resolve(c);
+    return fmt::format("{}: valid run config", path);
+}
+
+namespace {
+
 int cmd_validate(int argc, char** argv) {
     po::options_description desc("dlsim validate FILE");
     desc.add_options()("help,h", "show this help")("file", po::value<std::string>(), "file to check");
@@ -347,31 +376,7 @@ int cmd_validate(int argc, char** argv) {
     po::variables_map vm;
     if (!parse(argc, argv, desc, vm, &pos)) return 0;
     if (!vm.count("file")) throw InputError("validate: expected a FILE to check");
-    const std::string path = vm["file"].as<std::string>();
-    const bool is_json = path.size() >= 5 && path.substr(path.size() - 5) == ".json";
-    if (!is_json) {
-        const Trace t = read_canonical_csv(path);
-        fmt::print("{}: valid trace, {} jobs\n", path, t.jobs.size());
-        return 0;
-    }
-    if (is_result_file(path)) {  // checked as bytes first: a damaged result may not even parse
-        fmt::print("{}: {}\n", path, check_result_file(path));
-        return 0;
-    }
-    const auto doc = json_fields::parse_file(path);
-    if (doc.is_object() && (doc.contains("gpu_types") || doc.value("schema", "") == "dlsim.cluster/1")) {
-        const Cluster c = load_cluster(path);
-        fmt::print("{}: valid cluster, {} GPU types, {} nodes, {} GPUs\n", path, c.gpu_types.size(), c.nodes.size(),
-                   c.num_gpus());
-    } else if (doc.is_object() && (doc.contains("models") || doc.value("schema", "") == "dlsim.profile/1")) {
-        const ProfileSet p = load_profiles(path);
-        fmt::print("{}: valid profile, {} models\n", path, p.models.size());
-    } else {
-        RunConfig c = default_run_config();
-        apply_config_file(c, path);
-        resolve(c);
-        fmt::print("{}: valid run config\n", path);
-    }
+    fmt::print("{}\n", validate_file(vm["file"].as<std::string>()));
     return 0;
 }
 
@@ -654,16 +659,16 @@ int cli_main(int argc, char** argv) {
         }
         throw InputError("unknown command '" + cmd + "' (valid: run, sweep, policies, list, validate, trace)");
     } catch (const InputError& e) {
-        fmt::print(stderr, "dlsim: error: {}\n", e.what());
+        fmt::print(stderr, "dlsim: error: {}\n", printable(e.what()));
         return 2;
     } catch (const InternalError& e) {
-        fmt::print(stderr, "dlsim: internal error (a bug, please report it): {}\n", e.what());
+        fmt::print(stderr, "dlsim: internal error (a bug, please report it): {}\n", printable(e.what()));
         return 1;
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "dlsim: out of memory\n");
         return 1;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "dlsim: internal error: {}\n", e.what());
+        fmt::print(stderr, "dlsim: internal error: {}\n", printable(e.what()));
         return 1;
     }
 }

@@ -40,7 +40,12 @@ jf::Json parse_result_head(const std::string& path) {
     const jf::Json::parser_callback_t skip_bulk = [](int depth, jf::Json::parse_event_t event, jf::Json& parsed) {
         return !(depth == 1 && event == jf::Json::parse_event_t::key && (parsed == "jobs" || parsed == "timeseries"));
     };
-    return jf::Json::parse(text, skip_bulk);
+    jf::check_nesting(text, path);
+    try {
+        return jf::Json::parse(text, skip_bulk);
+    } catch (const jf::Json::out_of_range& e) {  // a number beyond a double's range (1e400)
+        throw InputError(fmt::format("{}: {}", path, e.what()));
+    }
 }
 
 /// One CSV cell: numbers in shortest form, strings quoted when they need it (RFC 4180).

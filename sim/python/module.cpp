@@ -2,6 +2,7 @@
 // simulate, write_outputs), list the built-in policies, and write policies in Python (the API of
 // policies/foreign/view_bindings.hpp). Import it with PYTHONPATH=build/python; docs in policies/foreign/PYTHON_API.md.
 #include "models/base/input_error.hpp"
+#include "models/base/json_fields.hpp"
 #include "policies/foreign/python_policy.hpp"
 #include "policies/foreign/view_bindings.hpp"
 #include "policies/registry.hpp"
@@ -138,7 +139,8 @@ py::object run(py::object trace, py::object cluster, py::object profiles, py::ob
     }
     RunConfig c = default_run_config();
     c.out.clear();
-    apply_config_json(c, nlohmann::ordered_json::parse(json.attr("dumps")(doc).cast<std::string>()), "dlsim.run");
+    apply_config_json(c, json_fields::parse_text(json.attr("dumps")(doc).cast<std::string>(), "dlsim.run"),
+                      "dlsim.run");
     std::string text;
     try {
         const py::gil_scoped_release nogil;  // a Python policy takes the GIL back for each call

@@ -3,6 +3,7 @@
 #include "models/base/input_error.hpp"
 #include "models/base/random.hpp"
 #include "traces/generate/python_random.hpp"
+#include "traces/generate/synthetic.hpp"
 
 #include <fmt/format.h>
 
@@ -80,7 +81,9 @@ void generate_with_gavel_streams(const GavelPaperOptions& o, const std::vector<S
 }  // namespace
 
 Trace generate_gavel_paper(const GavelPaperOptions& o) {
-    if (o.num_jobs == 0) throw InputError("trace generator (gavel paper): --jobs: expected at least 1 job");
+    if (o.num_jobs == 0 || o.num_jobs > kMaxGeneratedJobs)
+        throw InputError(fmt::format("trace generator (gavel paper): --jobs: expected 1 to {} jobs, got {}",
+                                     kMaxGeneratedJobs, o.num_jobs));
     if (!(o.jobs_per_hour > 0) || !std::isfinite(o.jobs_per_hour))
         throw InputError("trace generator (gavel paper): --rate: expected a positive arrival rate in jobs/hour");
     Trace trace;

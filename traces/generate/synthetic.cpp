@@ -11,7 +11,9 @@
 namespace dlsim {
 
 Trace generate_gavel_mix(const GavelMixOptions& o) {
-    if (o.num_jobs == 0) throw InputError("trace generator: --jobs: expected at least 1 job");
+    if (o.num_jobs == 0 || o.num_jobs > kMaxGeneratedJobs)
+        throw InputError(
+            fmt::format("trace generator: --jobs: expected 1 to {} jobs, got {}", kMaxGeneratedJobs, o.num_jobs));
     if (!(o.jobs_per_hour > 0) || !std::isfinite(o.jobs_per_hour))
         throw InputError("trace generator: --rate: expected a positive arrival rate in jobs/hour");
     if ((o.sizes == SizeDistribution::Empirical || o.durations == DurationDistribution::Empirical) &&

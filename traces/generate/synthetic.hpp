@@ -11,6 +11,10 @@
 
 namespace dlsim {
 
+/// The most jobs a generator makes (`trace generate --jobs`): the cap of `--resample-jobs`, a hundred times
+/// the million-job benchmark; 1e8 records alone take about 11 GB.
+inline constexpr std::size_t kMaxGeneratedJobs = 100'000'000;
+
 enum class SizeDistribution { Gavel, Empirical };
 enum class DurationDistribution { Gavel, Lognormal, Empirical };
 

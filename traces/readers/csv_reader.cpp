@@ -1,6 +1,7 @@
 #include "traces/readers/csv_reader.hpp"
 
 #include "models/base/input_error.hpp"
+#include "models/base/input_text.hpp"
 
 #include <fmt/format.h>
 
@@ -46,18 +47,7 @@ void reject_nul_bytes(std::string_view text, std::string_view origin) {
                                  origin, line, at - line_start + 1));
 }
 
-std::string read_whole_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-    const std::streamoff size = in.tellg();
-    std::string text;
-    if (size > 0) {
-        text.resize(static_cast<std::size_t>(size));
-        in.seekg(0);
-        if (!in.read(text.data(), size)) throw InputError(fmt::format("{}: cannot read file", path));
-    }
-    return text;
-}
+std::string read_whole_file(const std::string& path) { return read_input_file(path); }
 
 CsvLines::CsvLines(const std::string& path, char separator) : CsvLines(read_whole_file(path), path, separator) {}
 

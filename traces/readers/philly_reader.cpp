@@ -16,6 +16,8 @@
 #include <optional>
 
 #include "models/base/input_error.hpp"
+#include "models/base/input_text.hpp"
+#include "models/base/json_fields.hpp"
 #include "traces/readers/csv_reader.hpp"
 #include "traces/readers/row_parsing.hpp"
 #include "traces/readers/trace_format.hpp"
@@ -25,16 +27,6 @@ namespace dlsim {
 namespace {
 
 constexpr std::string_view kCsvHeader = "timestamp,duration,num_gpus,gpu_time,cluster";
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-    in.seekg(0, std::ios::end);
-    std::string text(static_cast<std::size_t>(in.tellg()), '\0');
-    in.seekg(0);
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    return text;
-}
 
 /// Position of the first character that is not whitespace (after a UTF-8 BOM), or npos.
 std::size_t first_non_space(std::string_view text) {
@@ -277,6 +269,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
     trace.format = "philly";
     trace.wall_clock = true;
     reject_nul_bytes(text, path);  // the CSV form is checked by CsvLines
+    json_fields::check_nesting(text, path);
     const std::vector<Element> elements = split_list(path, text, open);
     std::map<std::string, std::uint32_t, std::less<>> seen;  // jobid -> line
     const std::string kIgnored = "attempts without start or end time ignored (logging errors)";
@@ -299,7 +292,13 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
                 // nlohmann's own "line N, column M" counts from the job's start: keep only what went wrong.
                 if (auto col = what.find("column"); col != std::string::npos)
                     if (auto colon = what.find(": ", col); colon != std::string::npos) what = what.substr(colon + 2);
-                throw RowError{"invalid JSON", fmt::format("{}:{}: expected a JSON job object: {}", path, at, what)};
+                throw RowError{"invalid JSON",
+                               fmt::format("{}:{}: expected a JSON job object: {}", path, at, printable(what))};
+            } catch (const json::out_of_range& err) {  // a number beyond a double's range (1e400)
+                std::string what = err.what();
+                if (auto n = what.find("number overflow"); n != std::string::npos) what = what.substr(n);
+                throw RowError{"number out of range", fmt::format("{}:{}: {}, expected a number within +-1.8e308", path,
+                                                                  e.line, printable(what))};
             }
             if (!obj.is_object())
                 p.fail("job", "a JSON object with status, vc, jobid, attempts, submitted_time, user", obj);
@@ -433,7 +432,7 @@ Trace read_json_form(const std::string& path, const std::string& text, std::size
 }  // namespace
 
 Trace read_philly_trace(const std::string& path, const ReadOptions& options) {
-    std::string text = read_file(path);
+    std::string text = read_input_file(path);
     const std::size_t first = first_non_space(text);
     if (first == std::string::npos)
         throw InputError(

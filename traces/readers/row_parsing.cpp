@@ -1,6 +1,7 @@
 #include "traces/readers/row_parsing.hpp"
 
 #include "models/base/input_error.hpp"
+#include "models/base/input_text.hpp"
 
 #include <fmt/format.h>
 
@@ -11,8 +12,8 @@ namespace dlsim {
 RowError field_error(std::string_view origin, std::uint32_t line, std::string_view column, std::string_view expected,
                      std::string_view got) {
     if (got.size() > 60) got = got.substr(0, 60);
-    return RowError{fmt::format("bad {}", column),
-                    fmt::format("{}:{}: column '{}': expected {}, got '{}'", origin, line, column, expected, got)};
+    return RowError{fmt::format("bad {}", column), fmt::format("{}:{}: column '{}': expected {}, got '{}'", origin,
+                                                               line, printable(column), expected, printable(got))};
 }
 
 RowError field_count_error(std::string_view origin, std::uint32_t line, std::size_t expected, std::size_t got) {

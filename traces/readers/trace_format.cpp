@@ -1,6 +1,7 @@
 #include "traces/readers/trace_format.hpp"
 
 #include "models/base/input_error.hpp"
+#include "models/base/input_text.hpp"
 #include "traces/readers/canonical_csv.hpp"
 #include "traces/readers/csv_reader.hpp"
 
@@ -52,6 +53,7 @@ const TraceFormat& find_trace_format(const std::string& name) {
 
 Trace read_trace(const std::string& path, const std::string& format, const ReadOptions& options) {
     if (format != "auto") return find_trace_format(format).read(path, options);
+    check_input_file(path);  // a directory is named as such, not read as an empty file
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(fmt::format("{}: cannot open file", path));
     std::string first;
@@ -70,7 +72,7 @@ Trace read_trace(const std::string& path, const std::string& format, const ReadO
     throw InputError(
         fmt::format("{}:1: cannot tell the trace format from the file name and first line '{}' "
                     "(give --trace-format, one of: {})",
-                    path, first.substr(0, 80), names));
+                    path, printable(first.substr(0, 80)), names));
 }
 
 }  // namespace dlsim

@@ -1,6 +1,7 @@
 // Bad input: every malformed cluster, profile or trace file under tests/data/bad/ makes the dlsim
 // binary exit with code 2 and one line naming the file, the line or field path, and the column or
 // field at fault -- never a crash (this file also runs under the sanitizer build).
+#include "models/base/parse.hpp"
 #include "tests/support/test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -598,6 +599,155 @@ TEST_CASE("a key written twice in any JSON input exits 2 naming the file, the ob
         CHECK(k.err.find(profile + ": models: NUL character in a key") != std::string::npos);
     }
     CHECK_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace dlsim::test::bad_input_tests
+
+namespace dlsim::test::bad_input_tests {
+
+namespace {
+
+/// 100,000 nested arrays (200 KB): deep enough that anything walking the value recursively overflows the stack.
+std::string deep_arrays() { return std::string(100'000, '[') + std::string(100'000, ']'); }
+
+/// True when `s` holds a byte a terminal would act on (control characters other than the newline).
+bool has_control_bytes(const std::string& s) {
+    return std::any_of(s.begin(), s.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u < 0x20 && u != '\n') || u == 0x7f;
+    });
+}
+
+}  // namespace
+
+TEST_CASE("a JSON input nested deeper than 128 levels exits 2 naming the position, in every JSON reader",
+          "[bad-input]") {
+    const std::string deep = write_temp("deep.json", deep_arrays());
+    const std::string out = temp_path("deep-out.json");
+    const std::string expected = deep + ":1:129: nesting deeper than 128 levels";
+    auto check = [&](const std::string& args) {
+        const CliResult r = run_cli(args);
+        check_input_error(r);
+        CHECK(r.err.find(expected) != std::string::npos);
+    };
+    SECTION("cluster") { check(run_args(kGoodTrace, deep, kProfile, out)); }
+    SECTION("profiles") { check(run_args(kGoodTrace, kMinimalCluster, deep, out)); }
+    SECTION("run config") { check("run --config " + q(deep) + " --out " + q(out)); }
+    SECTION("Philly JSON trace") {
+        const std::string trace = write_temp("cluster_job_log", deep_arrays());
+        const CliResult r = run_cli("run --trace-format philly --trace " + q(trace) + " --out " + q(out));
+        check_input_error(r);
+        CHECK(r.err.find(trace + ":1:129: nesting deeper than 128 levels") != std::string::npos);
+    }
+    SECTION("sweep spec") { check("sweep " + q(deep) + " --out " + q(temp_path("deep-sweep"))); }
+    SECTION("validate") { check("validate " + q(deep)); }
+    SECTION("128 levels are accepted by the parser (the cluster check then names the field)") {
+        const std::string ok = write_temp("deep128.json", std::string(128, '[') + std::string(128, ']'));
+        const CliResult r = run_cli("validate " + q(ok));
+        check_input_error(r);
+        CHECK(r.err.find("nesting deeper") == std::string::npos);
+    }
+    CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("a number beyond a double's range exits 2 naming the file and the field", "[bad-input]") {
+    SECTION("cluster") {
+        const std::string cluster = write_temp("overflow-cluster.json", R"({"gpu_types": {"g": {"nic_gbps": 1e400}},
+            "node_types": {"n": {"gpu_type": "g", "gpus": 1}}, "racks": [{"node_type": "n", "nodes": 1}]})");
+        const CliResult r = run_cli("validate " + q(cluster));
+        check_input_error(r);
+        CHECK(r.err.find(cluster + ": gpu_types.g.nic_gbps: number overflow parsing '1e400', expected a number within "
+                                   "+-1.8e308") != std::string::npos);
+    }
+    SECTION("run config seed") {
+        const std::string cfg = write_temp("overflow-seed.json", R"({"policy": "fifo", "seed": 1e400})");
+        const CliResult r = run_cli("run --config " + q(cfg) + " --out " + q(temp_path("overflow.json")));
+        check_input_error(r);
+        CHECK(r.err.find(cfg + ": seed: number overflow parsing '1e400'") != std::string::npos);
+    }
+    SECTION("sweep grid value") {
+        const std::string spec =
+            write_temp("overflow-sweep.json", R"({"base": {"policy": "fifo"}, "grid": {"load_scale": [1, -1e999]}})");
+        const CliResult r = run_cli("sweep " + q(spec) + " --out " + q(temp_path("overflow-sweep")));
+        check_input_error(r);
+        CHECK(r.err.find(spec + ": grid.load_scale[1]: number overflow parsing '-1e999'") != std::string::npos);
+    }
+}
+
+TEST_CASE("trace generate --jobs beyond 1e8 exits 2 naming the flag, the limit and the value", "[bad-input]") {
+    for (const char* extra : {"", " --gavel-paper"}) {
+        INFO(extra);
+        const CliResult r = run_cli_bounded(std::string("trace generate --jobs 100000000000") + extra + " --out " +
+                                            q(temp_path("huge.csv")));
+        check_input_error(r);
+        CHECK(r.err.find("--jobs: expected 1 to 100000000 jobs, got 100000000000") != std::string::npos);
+    }
+    CHECK(run_cli("trace generate --jobs 3 --out " + q(temp_path("three.csv"))).exit_code == 0);
+}
+
+TEST_CASE("input text quoted in a message has its control bytes escaped", "[bad-input]") {
+    SECTION("the first line of a file whose format cannot be told") {
+        const std::string junk = write_temp("junk.bin", "\x1b[2J\x1b]0;owned\x07\x01\x02\xff\xfe,x\nmore\n");
+        const CliResult r = run_cli("run --trace " + q(junk) + " --out " + q(temp_path("junk.json")));
+        check_input_error(r);
+        CHECK_FALSE(has_control_bytes(r.err));
+        CHECK(r.err.find("'\\x1b[2J\\x1b]0;owned\\x07\\x01\\x02\\xff\\xfe,x'") != std::string::npos);
+    }
+    SECTION("a field of a canonical trace") {
+        const std::string trace =
+            write_temp("junk-field.csv", "job_id,submit_time,num_gpus,duration\n1,0\x1b[31m,1,10\n");
+        const CliResult r = run_cli("run --trace " + q(trace) + " --out " + q(temp_path("junk.json")));
+        check_input_error(r);
+        CHECK_FALSE(has_control_bytes(r.err));
+        CHECK(r.err.find("got '0\\x1b[31m'") != std::string::npos);
+    }
+    SECTION("valid UTF-8 is kept") {
+        const std::string trace =
+            write_temp("utf8-field.csv", "job_id,submit_time,num_gpus,duration\n1,\xe4\xbd\xa0,1,10\n");
+        const CliResult r = run_cli("run --trace " + q(trace) + " --out " + q(temp_path("junk.json")));
+        check_input_error(r);
+        CHECK(r.err.find("got '\xe4\xbd\xa0'") != std::string::npos);
+    }
+}
+
+TEST_CASE("a directory where a file is expected, and an output that cannot be written, say so", "[bad-input]") {
+    const std::string dir = temp_path("a-folder");
+    std::filesystem::create_directories(dir);
+    const std::string out = temp_path("dir-out.json");
+    for (const std::string& args :
+         {run_args(dir, kCluster, kProfile, out), run_args(kGoodTrace, dir, kProfile, out),
+          run_args(kGoodTrace, kCluster, dir, out), "run --config " + q(dir) + " --out " + q(out), "validate " + q(dir),
+          "trace stats " + q(dir)}) {
+        INFO(args);
+        const CliResult r = run_cli(args);
+        check_input_error(r);
+        CHECK(r.err.find(dir + ": is a directory, expected a file") != std::string::npos);
+    }
+    SECTION("--out DIR") {
+        const CliResult r = run_cli(run_args(kGoodTrace, kCluster, kProfile, dir));
+        check_input_error(r);
+        CHECK(r.err.find(dir + ": is a directory, expected an output file name") != std::string::npos);
+    }
+    SECTION("--out under a regular file") {
+        const std::string file = write_temp("a-file", "x");
+        const CliResult r = run_cli(run_args(kGoodTrace, kCluster, kProfile, file + "/sub/out.json"));
+        check_input_error(r);
+        CHECK(r.err.find(file + "/sub/out.json: cannot create the folder " + file + "/sub") != std::string::npos);
+    }
+    CHECK_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace dlsim::test::bad_input_tests
+
+namespace dlsim::test::bad_input_tests {
+
+TEST_CASE("a zone offset shorter than HH:MM or HHMM is refused without reading past the text", "[bad-input]") {
+    // Found by the trace_helios and trace_acme fuzzers (ASan: heap-buffer-overflow in parse_datetime).
+    CHECK_FALSE(parse_datetime("2020-03-31 23:59:50+1:2").has_value());
+    CHECK_FALSE(parse_datetime("2020-03-31 23:59:50-12").has_value());
+    CHECK_FALSE(parse_datetime("2020-03-31 23:59:50+0 :00").has_value());
+    CHECK(parse_datetime("2020-03-31 23:59:50+08:00") == parse_datetime("2020-03-31 15:59:50Z"));
+    CHECK(parse_datetime("2020-03-31 23:59:50-0130") == parse_datetime("2020-04-01 01:29:50"));
 }
 
 }  // namespace dlsim::test::bad_input_tests
