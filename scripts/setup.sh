@@ -5,11 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # slurm-wlm and munge: the Slurm test (tests/scripts/test_slurm_sweep.sh) starts a private Slurm of its
-# own from them; it skips where they are missing.
+# own from them; it skips where they are missing. clang and libfuzzer-14-dev: the fuzz targets'
+# build (tests/fuzz/README.md); dlsim itself builds with GCC.
 packages=(build-essential cmake ninja-build git pkg-config
           libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev libfmt-dev catch2
           libglpk-dev libssl-dev libbenchmark-dev python3-matplotlib pybind11-dev python3-dev
-          slurm-wlm munge)
+          slurm-wlm munge clang libfuzzer-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
