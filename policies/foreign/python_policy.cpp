@@ -25,6 +25,8 @@ namespace py = pybind11;
 // The embedded interpreter lives until the process ends (it is never finalized, so a sweep's threads can
 // share it): what it and the policy API's definitions hold then is not a leak.
 extern "C" const char* __lsan_default_suppressions() { return "leak:libpython3.11\nleak:ensure_interpreter\n"; }
+// Without a report of the suppressions used, stderr ends with dlsim's own message, as in a release build.
+extern "C" const char* __lsan_default_options() { return "print_suppressions=0"; }
 #endif
 
 namespace dlsim {
