@@ -229,4 +229,10 @@ std::string string(const Json& v, const std::string& file, const std::string& pa
     return v.get<std::string>();
 }
 
+std::string string_member(const Json& obj, std::string_view key, std::string_view fallback) {
+    if (!obj.is_object()) return std::string(fallback);
+    const auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+}
+
 }  // namespace dlsim::json_fields

@@ -49,5 +49,8 @@ double number(const Json& v, const std::string& file, const std::string& path, d
 long long integer(const Json& v, const std::string& file, const std::string& path, long long min_value,
                   long long max_value = std::numeric_limits<long long>::max());
 std::string string(const Json& v, const std::string& file, const std::string& path);
+/// obj[key] when obj is an object whose `key` is a string, else `fallback`: for sniffing a file's kind
+/// (its "schema") before the loader that names every wrong field; Json::value throws on a non-string.
+std::string string_member(const Json& obj, std::string_view key, std::string_view fallback = "");
 
 }  // namespace dlsim::json_fields

@@ -351,12 +351,13 @@ std::string validate_file(const std::string& path) {
     if (is_result_file(path))
         return fmt::format("{}: {}", path, check_result_file(path));  // as bytes: it may not parse
     const auto doc = json_fields::parse_file(path);
-    if (doc.is_object() && (doc.contains("gpu_types") || doc.value("schema", "") == "dlsim.cluster/1")) {
+    if (doc.is_object() &&
+        (doc.contains("gpu_types") || json_fields::string_member(doc, "schema") == "dlsim.cluster/1")) {
         const Cluster c = load_cluster(path);
         return fmt::format("{}: valid cluster, {} GPU types, {} nodes, {} GPUs", path, c.gpu_types.size(),
                            c.nodes.size(), c.num_gpus());
     }
-    if (doc.is_object() && (doc.contains("models") || doc.value("schema", "") == "dlsim.profile/1")) {
+    if (doc.is_object() && (doc.contains("models") || json_fields::string_member(doc, "schema") == "dlsim.profile/1")) {
         const ProfileSet p = load_profiles(path);
         return fmt::format("{}: valid profile, {} models", path, p.models.size());
     }

@@ -42,7 +42,7 @@ std::string check_result_file(const std::string& path) {
         throw InputError(fmt::format("{}: {}", path, problem));
     const jf::Json doc = jf::parse_text(text, path);
     jf::require_object(doc, path, "(top level)");
-    if (doc.value("schema", "") != "dlsim.result/1")
+    if (jf::string_member(doc, "schema") != "dlsim.result/1")
         jf::fail(path, "schema", "\"dlsim.result/1\"", doc.contains("schema") ? &doc["schema"] : nullptr);
     const std::string id = doc.contains("run_id") ? jf::string(doc["run_id"], path, "run_id") : "";
     if (id.size() != 16 || id.find_first_not_of("0123456789abcdef") != std::string::npos)

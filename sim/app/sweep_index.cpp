@@ -64,7 +64,7 @@ RunState read_run_state(const std::string& dir, const SweepRun& run) {
     if (std::filesystem::exists(result)) {
         try {
             const jf::Json doc = parse_result_head(result);
-            if (doc.value("schema", "") != "dlsim.result/1" || doc.value("run_id", "") != run.id ||
+            if (jf::string_member(doc, "schema") != "dlsim.result/1" || jf::string_member(doc, "run_id") != run.id ||
                 !doc.contains("summary"))
                 throw std::runtime_error("not the result of this run");
             state.status = RunStatus::Done;
@@ -81,7 +81,7 @@ RunState read_run_state(const std::string& dir, const SweepRun& run) {
         try {
             const jf::Json doc = jf::parse_file(error);
             state.status = RunStatus::Failed;
-            state.error = doc.value("error", "unknown error");
+            state.error = jf::string_member(doc, "error", "unknown error");
         } catch (const InputError& e) {
             state.status = RunStatus::Failed;
             state.error = e.what();

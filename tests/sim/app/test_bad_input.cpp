@@ -1,6 +1,7 @@
 // Bad input: every malformed cluster, profile or trace file under tests/data/bad/ makes the dlsim
 // binary exit with code 2 and one line naming the file, the line or field path, and the column or
 // field at fault -- never a crash (this file also runs under the sanitizer build).
+#include "models/base/json_fields.hpp"
 #include "models/base/parse.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -748,6 +749,23 @@ TEST_CASE("a zone offset shorter than HH:MM or HHMM is refused without reading p
     CHECK_FALSE(parse_datetime("2020-03-31 23:59:50+0 :00").has_value());
     CHECK(parse_datetime("2020-03-31 23:59:50+08:00") == parse_datetime("2020-03-31 15:59:50Z"));
     CHECK(parse_datetime("2020-03-31 23:59:50-0130") == parse_datetime("2020-04-01 01:29:50"));
+}
+
+}  // namespace dlsim::test::bad_input_tests
+
+namespace dlsim::test::bad_input_tests {
+
+TEST_CASE("dlsim validate on JSON whose schema or error member is not a string names the file", "[bad-input]") {
+    // Found by the validate fuzzer: the kind of a JSON file was told by Json::value("schema", ""), which
+    // throws a type error (an internal error, exit 1) when "schema" is an object.
+    const std::string path = write_temp("schema-object.json", R"({"schema": {"m": {"throughput": {"v100": 1}}}})");
+    const CliResult r = run_cli("validate " + q(path));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(path) != std::string::npos);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    CHECK(json_fields::string_member(json_fields::Json::parse(R"({"schema": 3})"), "schema", "none") == "none");
+    CHECK(json_fields::string_member(json_fields::Json::parse(R"({"schema": "x"})"), "schema") == "x");
+    CHECK(json_fields::string_member(json_fields::Json::parse("[1]"), "schema") == "");
 }
 
 }  // namespace dlsim::test::bad_input_tests
