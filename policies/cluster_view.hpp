@@ -4,6 +4,7 @@
 #include "models/allocation.hpp"
 #include "models/base/sim_time.hpp"
 #include "models/cluster.hpp"
+#include "models/goodput.hpp"
 #include "models/performance_model.hpp"
 #include "models/rate_model.hpp"
 #include "models/restart_model.hpp"
@@ -17,6 +18,23 @@ namespace dlsim {
 inline constexpr NodeIdx kNoNode = UINT32_MAX;
 
 enum class JobState : std::uint8_t { Pending, Queued, Running, Finished, Rejected };
+
+/// The elastic job model as a policy sees it (models/elastic_performance.hpp): what a job with goodput data
+/// would achieve on a configuration now. Jobs without goodput data are rigid and have no entry.
+class ElasticView {
+public:
+    virtual ~ElasticView() = default;
+    /// Job j's application data, or nullptr for a job without goodput data.
+    virtual const GoodputProfile* goodput(JobIdx j) const = 0;
+    /// The epoch job j is in (as of its last re-rate; 0 before it first ran).
+    virtual int epoch(JobIdx j) const = 0;
+    /// True when the run chooses each allocation's batch size (best_batch); false: every job keeps its
+    /// trace batch size (fixed_batch).
+    virtual bool adapts_batch() const = 0;
+    /// What job j would achieve on `gpus` GPUs of type t spread over `nodes` nodes, in its current epoch,
+    /// with its batch chosen as the run chooses it; goodput 0 where it cannot run.
+    virtual GoodputPoint predict(JobIdx j, GpuTypeIdx t, int nodes, int gpus) const = 0;
+};
 
 /// A job as the engine keeps it. Policies read it; only the engine writes it. Every field is part of
 /// the policy contract, with the meaning documented here.
@@ -36,6 +54,9 @@ struct JobInfo {
     /// Gavel max-min policies weigh its share by it (w_m of Gavel's policies/max_min_fairness.py); the others
     /// ignore it.
     double weight = 1;
+    /// The total batch size the trace asked for (Pollux/Sia workloads' batch_size); 0 = not given. Jobs with
+    /// goodput data run at it unless the run adapts batch sizes (ElasticView::adapts_batch).
+    int batch_size = 0;
 
     // Its history.
     JobState state = JobState::Pending;
@@ -46,6 +67,7 @@ struct JobInfo {
     std::uint32_t preemptions = 0;   ///< times it lost its GPUs before finishing (moves included)
     std::uint32_t migrations = 0;    ///< of those, moves: it held GPUs again at the same instant
     std::uint32_t restarts = 0;      ///< allocations that began with a restart charge (RestartModel cost > 0)
+    std::uint32_t resizes = 0;       ///< changes of its GPU count while running (Decisions::resize)
     Time restart_time = 0;           ///< µs spent restarting; a restart cut short counts only up to the cut
     double restart_gpu_seconds = 0;  ///< the same times the GPUs held while restarting (GPU-seconds lost)
     /// µs it spent packed (sharing its GPUs with another job, Decisions::pack) in packings that ended;
@@ -93,6 +115,8 @@ public:
     /// How fast jobs run where they run (the network model when there is one): a placer may ask it what
     /// rate a job would get on a candidate placement, given what runs now.
     virtual const PerformanceModel& performance() const = 0;
+    /// The elastic job model, or nullptr when the run has none (no job has goodput data).
+    virtual const ElasticView* elastic() const { return nullptr; }
 };
 
 }  // namespace dlsim

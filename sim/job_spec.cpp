@@ -43,6 +43,7 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
         s.user = dense(user_of, tenants.user_names, r.user);
         s.vc = dense(vc_of, tenants.vc_names, r.vc);
         s.weight = r.priority > 0 ? r.priority : 1.0;
+        s.batch_size = r.batch_size;
         tenants.vc_gpu_seconds.resize(tenants.vc_names.size());
         tenants.vc_jobs.resize(tenants.vc_names.size());
         tenants.vc_gpu_seconds[s.vc] += r.duration * r.num_gpus;

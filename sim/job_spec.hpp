@@ -26,6 +26,7 @@ struct JobSpec {
     GpuTypeMask runnable = 0;        ///< allowed, rate > 0, and enough GPUs of that type in the cluster
     std::uint32_t user = 0, vc = 0;  ///< dense ids into ResolvedJobs::tenants (0 = none recorded)
     double weight = 1;               ///< the trace's priority when > 0 (JobInfo::weight), else 1
+    int batch_size = 0;              ///< the trace's total batch size (JobInfo::batch_size); 0 = not given
 };
 
 struct ResolvedJobs {

@@ -44,6 +44,7 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
         job.user = s.user;
         job.vc = s.vc;
         job.weight = s.weight;
+        job.batch_size = s.batch_size;
     }
     generation_.assign(n, 0);
     gpus_of_.assign(n, ClusterState::kNoGpu);

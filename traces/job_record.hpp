@@ -38,6 +38,7 @@ struct JobRecord {
     double work = 0;          ///< iterations; 0 = derive from duration
     double gpu_fraction = 1;  ///< (0, 1]
     double priority = 0;
+    int batch_size = 0;  ///< total batch size (Pollux/Sia workloads' batch_size column); 0 = not given
     StrId model = 0, gpu_type = 0, allowed_gpu_types = 0;  ///< allowed: '|'-separated names
     StrId user = 0, vc = 0, status = 0;
     JobOutcome outcome = JobOutcome::Unknown;
