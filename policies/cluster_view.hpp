@@ -51,6 +51,7 @@ struct JobInfo {
     std::uint32_t migrations = 0;    ///< of those, moves: it held GPUs again at the same instant
     std::uint32_t restarts = 0;      ///< allocations that began with a restart charge (RestartModel cost > 0)
     std::uint32_t resizes = 0;       ///< changes of its GPU count while running (Decisions::resize)
+    double resize_gpu_seconds = 0;   ///< of restart_gpu_seconds, the part charged by resizes
     Time restart_time = 0;           ///< µs spent restarting; a restart cut short counts only up to the cut
     double restart_gpu_seconds = 0;  ///< the same times the GPUs held while restarting (GPU-seconds lost)
     /// µs it spent packed (sharing its GPUs with another job, Decisions::pack) in packings that ended;

@@ -421,6 +421,7 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
             ++job.restarts;
             job.restart_time += delay;
             job.restart_gpu_seconds += to_seconds(delay) * a.num_gpus();
+            if (why == Transition::Resize) job.resize_gpu_seconds += to_seconds(delay) * a.num_gpus();
         }
         if (restarted_now) ++job.migrations;
         if (why == Transition::Migrate) {
