@@ -49,11 +49,24 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
         tenants.vc_gpu_seconds[s.vc] += r.duration * r.num_gpus;
         ++tenants.vc_jobs[s.vc];
 
+        // A job with neither work nor a run time (a pollux workload's rows) gets its work from its model's
+        // goodput data: without it there is nothing to run.
+        const bool needs_goodput = r.work <= 0 && r.duration <= 0;
+        auto no_goodput = [&](std::string_view model) {
+            return InputError(fmt::format(
+                "{}: model '{}' has no goodput data in the profile, and this job has neither work nor a run time "
+                "(a pollux workload's jobs get their work from the goodput model): give a profile with goodput "
+                "data for every application, e.g. models/profiles/pollux_elastic.json",
+                where("model"), model));
+        };
+        if (needs_goodput && r.model == 0)
+            throw InputError(fmt::format("{}: a job with neither work nor a run time needs a model with goodput data",
+                                         where("model")));
         if (r.model != 0) {
             auto it = model_of.find(r.model);
             if (it == model_of.end()) {
                 auto m = profiles.find_model(trace.strings[r.model]);
-                if (!m && unknown_models == UnknownModels::Error) {
+                if (!m && unknown_models == UnknownModels::Error && !needs_goodput) {
                     std::string known;
                     for (std::size_t k = 0; k < profiles.models.size() && k < 6; ++k)
                         known += (k ? "; " : "") + profiles.models[k].name;
@@ -68,6 +81,8 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                 it = model_of.emplace(r.model, m ? *m : kNoModel).first;
             }
             s.model = it->second;
+            // A ModelProfile carries no goodput data to derive the work from, so such a job cannot run.
+            if (needs_goodput) throw no_goodput(trace.strings[r.model]);
             if (s.model == kNoModel) ++out.agnostic_jobs;
         }
 

@@ -153,6 +153,7 @@ constexpr std::array kTargets{
     Target{"trace_alibaba_pai2020", [](std::string_view t) { trace("alibaba-pai2020", t); }},
     Target{"trace_helios", [](std::string_view t) { trace("helios", t); }},
     Target{"trace_acme", [](std::string_view t) { trace("acme", t); }},
+    Target{"trace_pollux", [](std::string_view t) { trace("pollux", t); }},
     Target{"trace_csv", [](std::string_view t) { trace("csv", t); }},
     Target{"cluster", [](std::string_view t) { (void)parse_cluster(std::string(t), "fuzz.json"); }},
     Target{"profiles", [](std::string_view t) { (void)parse_profiles(std::string(t), "fuzz.json"); }},

@@ -36,6 +36,9 @@ const Expected kPresets[] = {
     {"alibaba_lingjun.json", 6776, 847, 119},        // 847 hosts x 8 GPUs, 119 (PSW, ASW) groups
     {"fat_tree_10240.json", 10240, 1280, 40},        // 5 pods x 8 racks x 32 nodes x 8 GPUs
     {"tiresias_blox_32x4.json", 128, 32, 4},         // 4 racks x 8 servers x 4 GPUs
+    {"pollux_16x4_t4.json", 64, 16, 1},              // 16 x g4dn.12xlarge (4 T4)
+    {"sia_homog_16x4_t4.json", 64, 16, 1},           // 16 aws nodes x 4 T4
+    {"sia_hetero_64.json", 64, 11, 3},               // 6 x 4 T4 + 2 x 8 A100 + 3 x 8 RTX 2080 Ti
 };
 
 double up(const Topology& t, VertexIdx v) { return t.links()[t.up(v)].bytes_per_s; }
@@ -126,6 +129,42 @@ TEST_CASE("cluster presets: alibaba_lingjun PSW P8's uplink = 179 hosts x 4 x 20
     const VertexIdx psw = t.parent(t.leaf_of(0));
     CHECK(up(t, psw) == Approx(179 * 4 * 200 * kGbps));           // 17.9 TB/s, 1:1
     CHECK(t.path_bottleneck(0, 846) == Approx(4 * 200 * kGbps));  // P8 to P12: the hosts' NICs
+}
+
+TEST_CASE("cluster presets: Pollux's and Sia's clusters have their GPUs per type, named as the profiles key them",
+          "[unit]") {
+    struct Count {
+        const char* type;  ///< lower-cased, as a profile keys it
+        int gpus, per_node;
+    };
+    const std::pair<const char*, std::vector<Count>> cases[] = {
+        {"pollux_16x4_t4.json", {{"t4", 64, 4}}},
+        {"sia_homog_16x4_t4.json", {{"t4", 64, 4}}},
+        {"sia_hetero_64.json", {{"t4", 24, 4}, {"a100", 16, 8}, {"rtx", 24, 8}}},
+    };
+    for (const auto& [file, counts] : cases) {
+        INFO(file);
+        const Cluster c = load_cluster(kDir + file);
+        CHECK(c.gpu_types.size() == counts.size());
+        for (const auto& k : counts) {
+            INFO(k.type);
+            const auto t = c.find_gpu_type(k.type);
+            REQUIRE(t);
+            CHECK(lower_ascii(c.gpu_types[*t].name) == k.type);  // the name itself, lower-cased
+            CHECK(c.gpus_of_type(*t) == k.gpus);
+            for (const auto& n : c.nodes)
+                if (n.gpu_type == *t) CHECK(n.gpus == k.per_node);
+        }
+    }
+    // Sia's measurement-file names reach the same types.
+    const Cluster h = load_cluster(kDir + "sia_hetero_64.json");
+    CHECK(h.find_gpu_type("aws") == h.find_gpu_type("t4"));
+    CHECK(h.find_gpu_type("dgx-ext") == h.find_gpu_type("a100"));
+    CHECK(h.find_gpu_type("dgx") == h.find_gpu_type("a100"));
+    // 50 Gb/s per T4 node (Pollux's testbed).
+    const Cluster p = load_cluster(kDir + "pollux_16x4_t4.json");
+    const Topology topo(p);
+    CHECK(up(topo, 0) == Approx(50 * kGbps));  // nominal; the efficiency applies to transfers
 }
 
 }  // namespace dlsim::test::cluster_presets_tests

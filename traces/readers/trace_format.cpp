@@ -36,6 +36,9 @@ std::span<const TraceFormat> trace_formats() {
          detect_alibaba_pai2020, read_alibaba_pai2020_trace},
         {"helios", "Helios cluster_log.csv (wall-clock times)", detect_helios, read_helios_trace},
         {"acme", "Acme (Seren/Kalos) job traces (ISO times with zone offsets)", detect_acme, read_acme_trace},
+        {"pollux",
+         "Pollux/Sia workloads (name,time,application,num_replicas,batch_size): elastic jobs, work from goodput",
+         detect_pollux, read_pollux_trace},
         {"csv", "dlsim's canonical CSV (job_id,submit_time,num_gpus,duration,...)", detect_canonical,
          read_canonical_trace},
     };

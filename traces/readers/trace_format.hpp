@@ -54,5 +54,7 @@ Trace read_helios_trace(const std::string& path, const ReadOptions& options);
 bool detect_helios(std::string_view path, std::string_view first_line);
 Trace read_acme_trace(const std::string& path, const ReadOptions& options);
 bool detect_acme(std::string_view path, std::string_view first_line);
+Trace read_pollux_trace(const std::string& path, const ReadOptions& options);
+bool detect_pollux(std::string_view path, std::string_view first_line);
 
 }  // namespace dlsim
