@@ -6,6 +6,8 @@
 #   experiments: gavel-fifo-srtf  tiresias-philly (reads ../shared/data/traces/pollux/philly.csv)
 #                gavel-continuous-single  gavel-continuous-multi  gavel-ftf-rho  (Gavel's paper experiments;
 #                compared with ../shared/data/gavel/reference/notebook_continuous_results.csv)
+#                pollux-jobload  (Pollux's job-load study; compared with
+#                ../shared/data/pollux-results/results-jobload, the artifact's per-workload results)
 #                figures  (one example of each kind of figure, from gavel-fifo-srtf's and tiresias-philly's runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +51,7 @@ example_figures() {
 run() {
   local name=$1 dir=results/reference/$1
   if [ "$name" = figures ]; then example_figures; return; fi
-  bash scripts/gavel_traces.sh ./build/dlsim "$dir"  # Gavel's job streams and pools: generated, not committed
+  [ "$name" = pollux-jobload ] || bash scripts/gavel_traces.sh ./build/dlsim "$dir"  # Gavel's streams: generated
   ./build/dlsim sweep "$dir/sweep.json" --out "$dir" --jobs 2
   case $name in
     gavel-fifo-srtf)
@@ -71,6 +73,9 @@ run() {
       [ -e "$dir/notebook_seed_means.csv" ] && means=(--seed-means "$dir/notebook_seed_means.csv")
       "$python" scripts/compare_gavel.py "$dir/index.json" --notebook "$notebook" --trace-kind "$kind" \
         "${means[@]}" -o "$dir/comparison.md" --load-out "$dir/load.csv" --plot "$dir/load.png" > /dev/null ;;
+    pollux-jobload)
+      "$python" scripts/compare_pollux.py "$dir/index.json" --artifact ../shared/data/pollux-results/results-jobload \
+        -o "$dir/comparison.md" --plot "$dir/load.png" ;;
     gavel-ftf-rho)
       "$python" scripts/rho_table.py "$dir/index.json" --baseline gavel-isolated -o "$dir/table.md" > /dev/null
       plot fairness --index "$dir/index.json" --where resample_rate=2 --where seed=0 --logx -o "$dir/ftf_cdf_rate2.png" ;;
@@ -80,6 +85,7 @@ run() {
 }
 
 if [ $# -eq 0 ]; then
-  set -- gavel-fifo-srtf tiresias-philly gavel-continuous-single gavel-continuous-multi gavel-ftf-rho figures
+  set -- gavel-fifo-srtf tiresias-philly gavel-continuous-single gavel-continuous-multi gavel-ftf-rho pollux-jobload \
+    figures
 fi
 for name in "$@"; do run "$name"; done

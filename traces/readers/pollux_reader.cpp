@@ -69,7 +69,9 @@ Trace read_pollux_trace(const std::string& path, const ReadOptions& options) {
 
     auto& a = trace.report.assumptions;
     a.push_back(options.time_unit > 0 ? fmt::format("time is in units of {} s (--time-unit)", unit)
-                                      : std::string("time is in seconds from the workload's start"));
+                                      : std::string("time is in seconds from the workload's start, kept as given (not "
+                                                    "shifted to the first job: policies that decide every interval "
+                                                    "tick where Pollux's and Sia's simulators do)"));
     a.push_back("id = name, model = application, num_gpus = num_replicas, batch_size = batch_size as given");
     a.push_back(
         "the format has no run time: duration and work are 0 and a job's work is its application's completion "
@@ -118,7 +120,7 @@ Trace read_pollux_trace(const std::string& path, const ReadOptions& options) {
             handle_row_error(e, options.on_bad_line, trace.report);
         }
     }
-    finish_trace(trace);
+    finish_trace(trace, false);  // time 0 is the workload's start, as in the artifacts' simulators
     return trace;
 }
 

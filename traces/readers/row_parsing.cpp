@@ -27,7 +27,7 @@ void handle_row_error(const RowError& e, BadLinePolicy policy, ReadReport& repor
     if (report.first_errors.size() < 5) report.first_errors.push_back(e.message);
 }
 
-void finish_trace(Trace& trace) {
+void finish_trace(Trace& trace, bool rebase) {
     if (trace.jobs.empty())
         throw InputError(trace.report.rows_read == 0
                              ? fmt::format("{}: no job rows", trace.path)
@@ -37,9 +37,10 @@ void finish_trace(Trace& trace) {
                                                                         : trace.report.dropped.begin()->first));
     double first = trace.jobs.front().submit_time;
     for (const auto& j : trace.jobs) first = std::min(first, j.submit_time);
-    if (first != 0)
+    if (rebase && first != 0) {
         for (auto& j : trace.jobs) j.submit_time -= first;
-    trace.time_origin += first;
+        trace.time_origin += first;
+    }
     trace.report.kept = trace.jobs.size();
 }
 

@@ -30,7 +30,8 @@ RowError field_count_error(std::string_view origin, std::uint32_t line, std::siz
 void handle_row_error(const RowError& e, BadLinePolicy policy, ReadReport& report);
 
 /// Common end of every reader: shifts submit times so the earliest job arrives at 0 (remembering the
-/// shift in `trace.time_origin`), and fails with a clear message when no job is left.
-void finish_trace(Trace& trace);
+/// shift in `trace.time_origin`) unless `rebase` is false (a format whose time 0 is meaningful), and fails
+/// with a clear message when no job is left.
+void finish_trace(Trace& trace, bool rebase = true);
 
 }  // namespace dlsim
