@@ -57,6 +57,8 @@ SUMMARY_FIELDS = {
     "migrations": ("migrations", "count"),
     "restarts": ("restarts", "count"),
     "restart_gpu_seconds": ("GPU time restarting", "GPU-s"),
+    "resizes": ("resizes", "count"),
+    "resize_gpu_seconds": ("GPU time restarting after resizes", "GPU-s"),
     "packed_gpu_seconds": ("GPU time packed", "GPU-s"),
     "events": ("engine events", "count"),
     "ftf_rho_max": ("max finish-time fairness ρ", ""),
