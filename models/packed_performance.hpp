@@ -23,6 +23,14 @@ public:
     void allocated(Time now, JobIdx j, ModelIdx model, const Allocation& a, std::vector<RateChange>& changed) override;
     void released(Time now, JobIdx j, const Allocation& a, std::vector<RateChange>& changed) override;
     double predicted_rate(ModelIdx model, const Allocation& a) const override;
+    void bind(const ProgressSource& progress) override { inner_.bind(progress); }
+    RerateWhen rerate_when(JobIdx j) const override { return inner_.rerate_when(j); }
+    /// (Packing is for rigid jobs, which the elastic model never re-rates by progress: no factor applies.)
+    void progressed(Time now, JobIdx j, std::vector<RateChange>& changed) override {
+        const std::size_t first = changed.size();
+        inner_.progressed(now, j, changed);
+        scale(changed, first, kNoPartner);
+    }
 
     /// The pair factors of `a` and `b` co-located on type t: {a's, b's} rate ÷ its rate alone; nullopt
     /// when the profile has no pair for them there (or either cannot run there alone).

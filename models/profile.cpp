@@ -1,8 +1,8 @@
 #include "models/profile.hpp"
 
-#include "models/cluster.hpp"
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
+#include "models/cluster.hpp"
 
 #include <fmt/format.h>
 
@@ -102,9 +102,116 @@ void check_pairs(const ProfileSet& set, const std::string& file) {
                 const auto back = t->second.find(m.name);
                 if (back != t->second.end() && (back->second[0] != rates[1] || back->second[1] != rates[0]))
                     jf::fail(file, path,
-                             fmt::format("the mirror of models.{}.pairs.{}.{} ([{}, {}]), or one listing only",
-                                         p.name, type, m.name, back->second[1], back->second[0]));
+                             fmt::format("the mirror of models.{}.pairs.{}.{} ([{}, {}]), or one listing only", p.name,
+                                         type, m.name, back->second[1], back->second[0]));
             }
+}
+
+// One PerfParams: every parameter a number >= 0, gamma in [1, 10].
+PerfParams parse_perf(const jf::Json& v, const std::string& file, const std::string& path) {
+    jf::require_object(v, file, path);
+    jf::check_keys(v, file, path, {"alpha_c", "beta_c", "alpha_n", "beta_n", "alpha_r", "beta_r", "gamma"});
+    PerfParams p;
+    const std::pair<const char*, double*> fields[] = {{"alpha_c", &p.alpha_c}, {"beta_c", &p.beta_c},
+                                                      {"alpha_n", &p.alpha_n}, {"beta_n", &p.beta_n},
+                                                      {"alpha_r", &p.alpha_r}, {"beta_r", &p.beta_r}};
+    for (const auto& [key, slot] : fields) {
+        if (!v.contains(key)) jf::fail(file, path + "." + key, "a number >= 0 (seconds, or seconds per unit)");
+        *slot = jf::number(v[key], file, path + "." + key, 0);
+    }
+    if (!v.contains("gamma")) jf::fail(file, path + ".gamma", "the compute/network overlap, a number in [1, 10]");
+    p.gamma = jf::number(v["gamma"], file, path + ".gamma", 1);
+    if (p.gamma > 10) jf::fail(file, path + ".gamma", "a number in [1, 10]", &v["gamma"]);
+    if (p.alpha_c + p.beta_c <= 0) jf::fail(file, path, "a compute time: alpha_c or beta_c > 0", &v);
+    return p;
+}
+
+// One column of a validation table: at least `rows` numbers (rows beyond are kept, unused).
+std::vector<double> parse_column(const jf::Json& v, const std::string& file, const std::string& path,
+                                 std::size_t rows) {
+    if (!v.is_array() || v.size() < rows)
+        jf::fail(file, path, fmt::format("an array of at least max_epochs = {} numbers, one per epoch", rows), &v);
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(jf::number(v[i], file, fmt::format("{}[{}]", path, i), 0));
+    return out;
+}
+
+// A model's `goodput` block (models/profiles/README.md): Pollux's measured data for one application.
+GoodputProfile parse_goodput(const jf::Json& v, const std::string& file, const std::string& path) {
+    jf::require_object(v, file, path);
+    jf::check_keys(v, file, path,
+                   {"init_batch_size", "max_batch_size", "min_local_bsz", "max_local_bsz", "max_epochs", "perf",
+                    "validation", "description"});
+    GoodputProfile g;
+    const std::pair<const char*, int*> ints[] = {{"init_batch_size", &g.init_batch_size},
+                                                 {"max_batch_size", &g.max_batch_size},
+                                                 {"min_local_bsz", &g.min_local_bsz},
+                                                 {"max_local_bsz", &g.max_local_bsz},
+                                                 {"max_epochs", &g.max_epochs}};
+    for (const auto& [key, slot] : ints) {
+        if (!v.contains(key)) jf::fail(file, path + "." + key, "an integer >= 1");
+        *slot = static_cast<int>(jf::integer(v[key], file, path + "." + key, 1, kMaxBatch));
+    }
+    if (g.max_batch_size < g.init_batch_size)
+        jf::fail(file, path + ".max_batch_size", fmt::format("at least init_batch_size = {}", g.init_batch_size),
+                 &v["max_batch_size"]);
+    if (g.max_local_bsz < g.min_local_bsz)
+        jf::fail(file, path + ".max_local_bsz", fmt::format("at least min_local_bsz = {}", g.min_local_bsz),
+                 &v["max_local_bsz"]);
+    if (g.max_batch_size < g.min_local_bsz)
+        jf::fail(file, path + ".max_batch_size", fmt::format("at least min_local_bsz = {}", g.min_local_bsz),
+                 &v["max_batch_size"]);
+
+    if (!v.contains("perf")) jf::fail(file, path + ".perf", "an object of step-time parameters by GPU type");
+    const auto& perf = jf::require_object(v["perf"], file, path + ".perf");
+    if (perf.empty()) jf::fail(file, path + ".perf", "parameters for at least one GPU type", &perf);
+    for (const auto& [type, x] : perf.items())
+        if (!g.perf.emplace(lower_ascii(type), parse_perf(x, file, path + ".perf." + type)).second)
+            jf::fail(file, path + ".perf." + type, "each GPU type once (names are case-insensitive)");
+
+    if (!v.contains("validation")) jf::fail(file, path + ".validation", "an object of validation tables by batch size");
+    const auto& validation = jf::require_object(v["validation"], file, path + ".validation");
+    if (validation.empty()) jf::fail(file, path + ".validation", "at least one validated batch size", &validation);
+    // Keys sorted by value: the tables are stored by ascending batch size whatever the file's order.
+    std::map<int, const jf::Json*> by_size;
+    std::map<int, std::string> key_of;
+    for (const auto& [key, table] : validation.items()) {
+        int b = 0;
+        auto [ptr, ec] = std::from_chars(key.data(), key.data() + key.size(), b);
+        if (ec != std::errc() || ptr != key.data() + key.size() || b < 1)
+            jf::fail(file, path + ".validation." + key, "a batch size (positive integer) as the key");
+        if (!by_size.emplace(b, &table).second) jf::fail(file, path + ".validation." + key, "each batch size once");
+        key_of[b] = key;
+    }
+    if (by_size.begin()->first != g.init_batch_size)
+        jf::fail(file, path + ".init_batch_size",
+                 fmt::format("the smallest validated batch size, {}", by_size.begin()->first), &v["init_batch_size"]);
+    const auto rows = static_cast<std::size_t>(g.max_epochs);
+    for (const auto& [b, table] : by_size) {
+        const std::string tpath = path + ".validation." + key_of[b];
+        jf::require_object(*table, file, tpath);
+        jf::check_keys(*table, file, tpath, {"progress", "iteration", "grad_sqr", "grad_var"});
+        const char* columns[] = {"progress", "iteration", "grad_sqr", "grad_var"};
+        std::vector<double>* slots[] = {&g.progress.emplace_back(), &g.iterations.emplace_back(),
+                                        &g.grad_sqr.emplace_back(), &g.grad_var.emplace_back()};
+        for (std::size_t c = 0; c < 4; ++c) {
+            const std::string cpath = tpath + "." + columns[c];
+            if (!table->contains(columns[c]))
+                jf::fail(file, cpath, fmt::format("an array of at least max_epochs = {} numbers", rows));
+            *slots[c] = parse_column((*table)[columns[c]], file, cpath, rows);
+            if (slots[c]->size() != slots[0]->size())
+                jf::fail(file, cpath, fmt::format("{} numbers, as many as progress", slots[0]->size()),
+                         &(*table)[columns[c]]);
+        }
+        const auto& prog = *slots[0];
+        for (std::size_t i = 1; i < prog.size(); ++i)
+            if (prog[i] < prog[i - 1])
+                jf::fail(file, fmt::format("{}.progress[{}]", tpath, i),
+                         fmt::format("progress non-decreasing (at least {})", prog[i - 1]), &(*table)["progress"][i]);
+        g.batch_sizes.push_back(b);
+    }
+    return g;
 }
 
 // Fits the iteration-time model to the placement points of one GPU type: the first point's type (points
@@ -147,17 +254,20 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
         const std::string path = "models." + name;
         jf::require_object(v, file, path);
         jf::check_keys(v, file, path,
-                       {"params", "grad_dtype", "mem_gb", "gamma", "local_bsz", "throughput", "throughput_n",
-                        "pairs", "placements", "description", "source"});
+                       {"params", "grad_dtype", "mem_gb", "gamma", "local_bsz", "throughput", "throughput_n", "pairs",
+                        "placements", "goodput", "description", "source"});
         ModelProfile m;
         m.name = name;
         // Bounded so that gradient bytes (params x 4) stay inside 64 bits.
         if (v.contains("params")) m.params = jf::integer(v["params"], file, path + ".params", 1, kMaxParams);
         if (v.contains("grad_dtype")) {
             const std::string dt = jf::string(v["grad_dtype"], file, path + ".grad_dtype");
-            if (dt == "fp32") m.grad_bytes_per_param = 4;
-            else if (dt == "fp16" || dt == "bf16") m.grad_bytes_per_param = 2;
-            else jf::fail(file, path + ".grad_dtype", "one of fp32, fp16, bf16", &v["grad_dtype"]);
+            if (dt == "fp32")
+                m.grad_bytes_per_param = 4;
+            else if (dt == "fp16" || dt == "bf16")
+                m.grad_bytes_per_param = 2;
+            else
+                jf::fail(file, path + ".grad_dtype", "one of fp32, fp16, bf16", &v["grad_dtype"]);
         }
         if (v.contains("mem_gb")) m.mem_gb = jf::number(v["mem_gb"], file, path + ".mem_gb", 0);
         if (!v.contains("throughput"))
@@ -194,6 +304,7 @@ ProfileSet parse_profiles(const std::string& text, const std::string& file) {
         if (v.contains("local_bsz"))
             m.local_bsz = static_cast<int>(jf::integer(v["local_bsz"], file, path + ".local_bsz", 1, kMaxBatch));
         if (v.contains("placements")) m.placements = parse_placements(v["placements"], file, path + ".placements");
+        if (v.contains("goodput")) m.goodput = parse_goodput(v["goodput"], file, path + ".goodput");
         calibrate(m);
         set.models.push_back(std::move(m));
     }

@@ -2,6 +2,7 @@
 // Throughput profiles (`dlsim.profile/1`, models/profiles/README.md): per DL model,
 // iterations/s on one GPU of each type. 0 or absent means the model cannot run on that type.
 #include "models/calibration.hpp"
+#include "models/goodput.hpp"
 
 #include <array>
 #include <cstdint>
@@ -32,6 +33,8 @@ struct ModelProfile {
     /// The iteration-time model's free parameters fitted to `placements` at load time (models/calibration.hpp):
     /// set when the model has params and at least kMinCalibrationPoints points of one GPU type.
     std::optional<CommCalibration> calibration;
+    /// The elastic job model (Pollux's goodput), when the profile gives a `goodput` block.
+    std::optional<GoodputProfile> goodput;
 
     /// Gradient bytes per iteration, computed from params and grad_dtype (never stored by hand).
     std::int64_t gradient_bytes() const { return params * grad_bytes_per_param; }

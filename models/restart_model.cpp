@@ -48,6 +48,7 @@ std::unique_ptr<RestartModel> make_restart_model(const RestartSpec& spec, const 
         }
     }
     if (spec.migration_cost) model = std::make_unique<WithMigrationCost>(std::move(model), to_time(*spec.migration_cost));
+    if (spec.first_start) model = std::make_unique<WithFirstStartCost>(std::move(model), fixed);
     return model;
 }
 

@@ -96,6 +96,22 @@ private:
     Time move_cost_;
 };
 
+/// restart_first_start: a first start costs `first_cost` too (Pollux's and Sia's simulators charge their
+/// restart delay on every allocation, the first included); every other change is `inner`'s.
+class WithFirstStartCost final : public RestartModel {
+public:
+    WithFirstStartCost(std::unique_ptr<RestartModel> inner, Time first_cost)
+        : inner_(std::move(inner)), first_cost_(first_cost) {}
+    Time cost(const RestartContext& c) const override {
+        if (c.from == nullptr && !c.ran_before) return first_cost_;
+        return inner_->cost(c);
+    }
+
+private:
+    std::unique_ptr<RestartModel> inner_;
+    Time first_cost_;
+};
+
 /// Which restart model a run uses and its parameters (run config keys of the same names).
 struct RestartSpec {
     enum class Kind { Fixed, Checkpoint, Helios };
@@ -104,6 +120,7 @@ struct RestartSpec {
     double checkpoint_bytes_per_param = 12;  ///< 4 weights + 8 Adam moments (fp32)
     double storage_bandwidth = 2;            ///< GB/s (1e9 bytes/s), for saving and loading
     std::optional<double> migration_cost;    ///< s per move; unset: a move costs a restart
+    bool first_start = false;                ///< a first start costs restart_cost too (Pollux, Sia)
 };
 
 /// "fixed", "checkpoint", "helios"; nullopt otherwise.

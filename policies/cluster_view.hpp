@@ -4,7 +4,7 @@
 #include "models/allocation.hpp"
 #include "models/base/sim_time.hpp"
 #include "models/cluster.hpp"
-#include "models/goodput.hpp"
+#include "models/elastic_view.hpp"
 #include "models/performance_model.hpp"
 #include "models/rate_model.hpp"
 #include "models/restart_model.hpp"
@@ -18,23 +18,6 @@ namespace dlsim {
 inline constexpr NodeIdx kNoNode = UINT32_MAX;
 
 enum class JobState : std::uint8_t { Pending, Queued, Running, Finished, Rejected };
-
-/// The elastic job model as a policy sees it (models/elastic_performance.hpp): what a job with goodput data
-/// would achieve on a configuration now. Jobs without goodput data are rigid and have no entry.
-class ElasticView {
-public:
-    virtual ~ElasticView() = default;
-    /// Job j's application data, or nullptr for a job without goodput data.
-    virtual const GoodputProfile* goodput(JobIdx j) const = 0;
-    /// The epoch job j is in (as of its last re-rate; 0 before it first ran).
-    virtual int epoch(JobIdx j) const = 0;
-    /// True when the run chooses each allocation's batch size (best_batch); false: every job keeps its
-    /// trace batch size (fixed_batch).
-    virtual bool adapts_batch() const = 0;
-    /// What job j would achieve on `gpus` GPUs of type t spread over `nodes` nodes, in its current epoch,
-    /// with its batch chosen as the run chooses it; goodput 0 where it cannot run.
-    virtual GoodputPoint predict(JobIdx j, GpuTypeIdx t, int nodes, int gpus) const = 0;
-};
 
 /// A job as the engine keeps it. Policies read it; only the engine writes it. Every field is part of
 /// the policy contract, with the meaning documented here.
@@ -68,6 +51,7 @@ struct JobInfo {
     std::uint32_t migrations = 0;    ///< of those, moves: it held GPUs again at the same instant
     std::uint32_t restarts = 0;      ///< allocations that began with a restart charge (RestartModel cost > 0)
     std::uint32_t resizes = 0;       ///< changes of its GPU count while running (Decisions::resize)
+    double resize_gpu_seconds = 0;   ///< of restart_gpu_seconds, the part charged by resizes
     Time restart_time = 0;           ///< µs spent restarting; a restart cut short counts only up to the cut
     double restart_gpu_seconds = 0;  ///< the same times the GPUs held while restarting (GPU-seconds lost)
     /// µs it spent packed (sharing its GPUs with another job, Decisions::pack) in packings that ended;
@@ -78,6 +62,7 @@ struct JobInfo {
     GpuTypeIdx gpu_type = 0;  ///< type of the current allocation (of the last one once stopped)
     int alloc_gpus = 0;       ///< GPUs held now (0 unless Running)
     double rate = 0;          ///< aggregate iterations/s now, from the performance model; 0 unless Running
+    int run_batch_size = 0;   ///< total batch it runs at now (the elastic model's choice); 0 if not modelled
     Time stint_start = 0;     ///< when the current allocation began (of the last one once stopped)
     Time progress_from = 0;   ///< `remaining` falls at `rate` from this instant (later than the
                               ///< allocation's start while a restart is charged)

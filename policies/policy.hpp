@@ -70,8 +70,12 @@ struct Decisions {
     }
     /// Stop running job j; it goes back to the queue with its progress kept.
     void preempt(JobIdx j) { actions.push_back({Action::Kind::Preempt, j, 0, 0, 0, 0, PlacerChoice::Run}); }
-    /// Run elastic job j on n GPUs of its current type from now on (the placer re-places it).
-    void resize(JobIdx j, int n) { actions.push_back({Action::Kind::Resize, j, 0, n, 0, 0, PlacerChoice::Run}); }
+    /// Run elastic job j on n GPUs of its current type from now on: on `nodes` if given (exactly n GPUs of
+    /// that type; its own GPUs count as free), else where the placer re-places it.
+    void resize(JobIdx j, int n, std::span<const NodeShare> nodes = {}) {
+        actions.push_back({Action::Kind::Resize, j, 0, n, 0, 0, PlacerChoice::Run});
+        store(nodes);
+    }
     /// Move running job j to type t, to `nodes` if given (else the placer decides), keeping its GPU count.
     void migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> nodes = {}) {
         actions.push_back({Action::Kind::Migrate, j, t, 0, 0, 0, PlacerChoice::Run});

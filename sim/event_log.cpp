@@ -28,8 +28,12 @@ std::string EventLog::where(const Allocation& a) const {
     return extra;
 }
 
+std::string EventLog::batch(const JobInfo& job) {
+    return job.run_batch_size > 0 ? fmt::format(",\"batch_size\":{}", job.run_batch_size) : std::string();
+}
+
 void EventLog::on_rate_change(Time t, JobIdx j, const JobInfo& job) {
-    line(t, "rate", j, fmt::format(",\"rate\":{}", json_out::number(job.rate)));
+    line(t, "rate", j, fmt::format(",\"rate\":{}", json_out::number(job.rate)) + batch(job));
 }
 
 }  // namespace dlsim

@@ -19,17 +19,21 @@ public:
     EventLog& operator=(const EventLog&) = delete;
 
     void on_reject(Time t, JobIdx j, const JobInfo&) override { line(t, "reject", j, ""); }
-    void on_start(Time t, JobIdx j, const JobInfo&, const Allocation& a) override { line(t, "start", j, where(a)); }
+    void on_start(Time t, JobIdx j, const JobInfo& job, const Allocation& a) override {
+        line(t, "start", j, where(a) + batch(job));
+    }
     void on_preempt(Time t, JobIdx j, const JobInfo&, const Allocation&) override { line(t, "preempt", j, ""); }
     void on_finish(Time t, JobIdx j, const JobInfo&, const Allocation&) override { line(t, "finish", j, ""); }
-    void on_resize(Time t, JobIdx j, const JobInfo&, const Allocation&, Time, const Allocation& to,
+    void on_resize(Time t, JobIdx j, const JobInfo& job, const Allocation&, Time, const Allocation& to,
                    Transition why) override {
-        line(t, why == Transition::Migrate ? "migrate" : "resize", j, where(to));
+        line(t, why == Transition::Migrate ? "migrate" : "resize", j, where(to) + batch(job));
     }
     void on_rate_change(Time t, JobIdx j, const JobInfo& job) override;
 
 private:
     void line(Time t, const char* what, JobIdx j, const std::string& extra);
+    /// ,"batch_size":M for a job the elastic model runs at batch M (empty otherwise).
+    static std::string batch(const JobInfo& job);
     /// ,"gpu_type":..,"gpus":n,"nodes":[[node,gpus],...]
     std::string where(const Allocation& a) const;
     std::FILE* file_;

@@ -10,7 +10,8 @@
 
 namespace dlsim {
 
-enum class Phase : std::uint8_t { Completion = 0, Failure = 1, Arrival = 2, Timer = 3 };
+/// Rerate: a job's progress crossed a threshold its performance model asked for (PerformanceModel::rerate_when).
+enum class Phase : std::uint8_t { Completion = 0, Rerate = 1, Failure = 2, Arrival = 3, Timer = 4 };
 
 struct Event {
     Time time;

@@ -109,7 +109,18 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
             allowed = it->second;
         }
 
-        if (r.work > 0) {
+        const GoodputProfile* goodput =
+            s.model != kNoModel && profiles.models[s.model].goodput ? &*profiles.models[s.model].goodput : nullptr;
+        if (goodput != nullptr) {
+            // The elastic job model: its work is its application's, in samples at M0, to the completion
+            // epoch (models/goodput.hpp); it may run on 1 GPU up to as many as its largest batch spreads over
+            // at the smallest per-GPU batch (at most 64, Pollux's limit), unless the trace bounds it.
+            s.work = r.work > 0 ? r.work : goodput->completion_work();
+            const int widest_batch = std::max(1, std::min(64, goodput->max_batch_size / goodput->min_local_bsz));
+            if (r.min_num_gpus == 0) s.min_gpus = 1;
+            if (r.max_num_gpus == 0) s.max_gpus = std::max(s.num_gpus, widest_batch);
+            s.min_gpus = std::min(s.min_gpus, s.num_gpus);
+        } else if (r.work > 0) {
             s.work = r.work;
         } else {
             double single = 0;

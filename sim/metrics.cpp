@@ -247,6 +247,8 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
         s.migrations += j.migrations;
         s.restarts += j.restarts;
         s.restart_gpu_seconds += j.restart_gpu_seconds;
+        s.resizes += j.resizes;
+        s.resize_gpu_seconds += j.resize_gpu_seconds;
         // Both jobs of a pair count its time (only rigid jobs are packed: num_gpus is what they held).
         s.packed_gpu_seconds += to_seconds(j.packed_time) * j.num_gpus / 2;
         s.measured_jobs += measured[i];

@@ -71,6 +71,8 @@ struct Summary {
     /// queued, running or not yet arrived; makespan and utilisation then end at that instant.
     bool stopped_early = false;
     std::uint64_t restarts = 0;      ///< restarts charged (a restart model's cost > 0), all jobs
+    std::uint64_t resizes = 0;       ///< changes of a running job's GPU count (elastic policies), all jobs
+    double resize_gpu_seconds = 0;   ///< of restart_gpu_seconds, the part charged by resizes
     double restart_gpu_seconds = 0;  ///< GPU-seconds spent restarting (cut-short restarts: the part spent)
     double packed_gpu_seconds = 0;   ///< GPU-seconds during which a GPU was shared by two packed jobs
     /// Finish-time fairness ρ over the measured finished jobs (Themis's, as finish_time_fairness); kNoFigure

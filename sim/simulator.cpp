@@ -28,6 +28,7 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
       own_restart_(options.restart ? nullptr : std::make_unique<FixedRestart>(options.restart_cost)),
       performance_(options.performance ? *options.performance : *own_performance_, rates, resolved.jobs.size()),
       restart_(options.restart ? *options.restart : *own_restart_),
+      elastic_(options.elastic),
       state_(cluster) {
     const std::size_t n = resolved.jobs.size();
     jobs_.resize(n);
@@ -47,6 +48,8 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
         job.batch_size = s.batch_size;
     }
     generation_.assign(n, 0);
+    rerate_below_.assign(n, -1);
+    performance_.bind(*this);
     gpus_of_.assign(n, ClusterState::kNoGpu);
     packed_since_.assign(n, 0);
     running_pos_.assign(n, kNotRunning);
@@ -99,6 +102,10 @@ SimStats Simulator::run() {
                 case Phase::Completion:
                     if (e.generation != generation_[e.job]) continue;  // lazily cancelled
                     complete(e.job);
+                    break;
+                case Phase::Rerate:
+                    if (e.generation != generation_[e.job]) continue;  // lazily cancelled
+                    progressed(e.job);
                     break;
                 case Phase::Arrival:
                     arrive(e.job);
@@ -207,7 +214,7 @@ void Simulator::apply(const Action& a, std::span<const NodeShare> placement) {
             reallocate(a.job, nullptr, Transition::Preempt);
             break;
         case Action::Kind::Resize:
-            resize(a.job, a.num_gpus);
+            resize(a.job, a.num_gpus, placement);
             break;
         case Action::Kind::Migrate:
             migrate(a.job, a.gpu_type, placement);
@@ -334,7 +341,7 @@ void Simulator::take_gpus(JobIdx j, const Allocation& a) {
     gpus_of_[j] = head;
 }
 
-void Simulator::resize(JobIdx j, int n) {
+void Simulator::resize(JobIdx j, int n, std::span<const NodeShare> placement) {
     const JobInfo& job = jobs_[j];
     if (job.state != JobState::Running) invalid(fmt::format("resized job {} which is not running", j));
     if (job.min_gpus == job.max_gpus)
@@ -344,7 +351,7 @@ void Simulator::resize(JobIdx j, int n) {
     if (n == job.alloc_gpus) return;  // nothing to change
     // Its own GPUs count as free while the new place is found; they are taken back before the transition.
     return_gpus(j);
-    const bool fits = place(j, job.gpu_type, n, {}, "resized");
+    const bool fits = place(j, job.gpu_type, n, placement, "resized");
     take_gpus(j, allocs_[running_pos_[j]]);
     if (!fits) {
         declined_.push_back(j);  // it keeps running as it was
@@ -414,12 +421,14 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
             ++job.restarts;
             job.restart_time += delay;
             job.restart_gpu_seconds += to_seconds(delay) * a.num_gpus();
+            if (why == Transition::Resize) job.resize_gpu_seconds += to_seconds(delay) * a.num_gpus();
         }
         if (restarted_now) ++job.migrations;
         if (why == Transition::Migrate) {
             ++job.preemptions;
             ++job.migrations;
         }
+        if (why == Transition::Resize) ++job.resizes;
         job.state = JobState::Running;
         job.gpu_type = a.gpu_type;
         job.alloc_gpus = a.num_gpus();
@@ -443,6 +452,7 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
         running_pos_[j] = kNotRunning;
         job.alloc_gpus = 0;
         job.rate = 0;
+        job.run_batch_size = 0;
         if (why == Transition::Finish) {
             job.remaining = 0;
             job.finish = now_;
@@ -455,7 +465,7 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
         }
     }
 
-    for (const RateChange& c : rate_changes_) rerate(c.job, c.rate);
+    for (const RateChange& c : rate_changes_) rerate(c.job, c.rate, c.batch_size);
 
     const Allocation& held = allocation(j);
     for (Observer* o : observers_) {
@@ -481,7 +491,29 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
     rate_changes_.clear();
 }
 
-void Simulator::rerate(JobIdx j, double rate) {
+void Simulator::progressed(JobIdx j) {
+    JobInfo& job = jobs_[j];
+    if (job.state != JobState::Running)
+        throw InternalError(fmt::format("progress re-rate of job {} which is not running at {} us", j, now_));
+    if (now_ > job.progress_from) {
+        // At a threshold, exactly the threshold (the event's time is rounded up to the next microsecond),
+        // so that the model sees the boundary crossed.
+        job.remaining = rerate_below_[j] > 0 ? rerate_below_[j] : job.remaining_at(now_);
+        job.progress_from = now_;
+    }
+    performance_.progressed(now_, j, rate_changes_);
+    apply_rate_changes(kNoPartner);
+}
+
+void Simulator::apply_rate_changes(JobIdx except) {
+    for (const RateChange& c : rate_changes_) rerate(c.job, c.rate, c.batch_size);
+    for (Observer* o : observers_)
+        for (const RateChange& c : rate_changes_)
+            if (c.job != except) o->on_rate_change(now_, c.job, jobs_[c.job]);
+    rate_changes_.clear();
+}
+
+void Simulator::rerate(JobIdx j, double rate, int batch_size) {
     JobInfo& job = jobs_[j];
     if (job.state != JobState::Running)
         throw InternalError(fmt::format("performance model re-rated job {}, which is not running", j));
@@ -492,7 +524,9 @@ void Simulator::rerate(JobIdx j, double rate) {
         job.progress_from = now_;
     }
     job.rate = rate;
+    job.run_batch_size = batch_size;
     ++generation_[j];
+    rerate_below_[j] = -1;
     if (rate == 0) {
         job.finish = kNever;
         return;
@@ -504,6 +538,19 @@ void Simulator::rerate(JobIdx j, double rate) {
         throw TimeOverflow{j, to_seconds(job.progress_from) + run_us / kMicrosPerSecond};
     job.finish = job.progress_from + static_cast<Time>(run_us);
     queue_.push(job.finish, Phase::Completion, j, generation_[j]);
+
+    // A progress-driven re-rate before the finish: at the first microsecond the threshold is reached.
+    const RerateWhen when = performance_.rerate_when(j);
+    Time at = when.at > now_ ? when.at : kNever;
+    if (when.remaining > 0 && when.remaining < job.remaining) {
+        const double to_threshold = std::ceil((job.remaining - when.remaining) / job.rate * kMicrosPerSecond);
+        if (to_threshold < static_cast<double>(job.finish - job.progress_from) &&
+            job.progress_from + static_cast<Time>(to_threshold) <= at) {
+            at = job.progress_from + static_cast<Time>(to_threshold);
+            rerate_below_[j] = when.remaining;
+        }
+    }
+    if (at < job.finish) queue_.push(at, Phase::Rerate, j, generation_[j]);
 }
 
 void Simulator::audit() const {

@@ -36,6 +36,8 @@ struct SimOptions {
     PerformanceModel* performance = nullptr;
     /// What a change of allocation costs; default: FixedRestart(restart_cost).
     const RestartModel* restart = nullptr;
+    /// The elastic job model policies see (ClusterView::elastic); usually the same object as `performance`.
+    const ElasticView* elastic = nullptr;
 };
 
 struct SimStats {
@@ -74,7 +76,7 @@ struct TimeOverflow {
     double finish_seconds;
 };
 
-class Simulator final : public ClusterView {
+class Simulator final : public ClusterView, private ProgressSource {
 public:
     Simulator(const Cluster& cluster, const RateModel& rates, const ResolvedJobs& jobs, Policy& policy, Placer& placer,
               SimOptions options);
@@ -101,6 +103,7 @@ public:
     std::span<const JobIdx> running_jobs() const override { return running_; }
     const RestartModel& restart_model() const override { return restart_; }
     const PerformanceModel& performance() const override { return performance_; }
+    const ElasticView* elastic() const override { return elastic_; }
 
     /// Every job's final state, in trace order.
     const std::vector<JobInfo>& jobs() const { return jobs_; }
@@ -122,13 +125,19 @@ private:
     /// Job j, packed with `partner`, is leaving their GPUs: the partner holds them whole again, and both
     /// are credited the time they spent packed.
     void unpack(JobIdx j, JobIdx partner);
-    void resize(JobIdx j, int n);
+    void resize(JobIdx j, int n, std::span<const NodeShare> placement);
     void migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> placement);
     /// The one transition: job j now holds `to` (nullptr: nothing; it goes back to the queue or finishes).
     /// `to` is the engine's scratch: it is swapped with the job's slot in allocs_.
     void reallocate(JobIdx j, Allocation* to, Transition why);
-    /// Brings a running job's progress up to date and reschedules its completion at a new rate.
-    void rerate(JobIdx j, double rate);
+    /// Brings a running job's progress up to date and reschedules its completion at a new rate (and its
+    /// next progress-driven re-rate, if the performance model asks for one).
+    void rerate(JobIdx j, double rate, int batch_size);
+    /// Job j reached the point its performance model asked to be re-rated at (Phase::Rerate).
+    void progressed(JobIdx j);
+    /// Re-rates every job in rate_changes_ and tells the observers of all but `except` (kNoPartner: all).
+    void apply_rate_changes(JobIdx except);
+    double remaining_work(JobIdx j) const override { return jobs_[j].remaining_at(now_); }
     /// Fills `scratch_` with n GPUs of type t on `placement` (checked) or where the placer says; false
     /// when the placer cannot fit them. Checks the action's type, count and free GPUs first.
     bool place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement, const char* action);
@@ -153,10 +162,12 @@ private:
     std::unique_ptr<RestartModel> own_restart_;
     PackedPerformance performance_;  // space sharing over the run's model (or IsolatedPerformance)
     const RestartModel& restart_;
+    const ElasticView* elastic_;
     ClusterState state_;
     EventQueue queue_;
     std::vector<JobInfo> jobs_;
     std::vector<std::uint32_t> generation_;   // per job: bumps whenever its completion time changes
+    std::vector<double> rerate_below_;        // per job: the remaining work its pending Rerate event is for
     std::vector<GpuIdx> gpus_of_;             // per job: head of its GPU chain in ClusterState
     std::vector<Time> packed_since_;          // per job: when its current packing began (while packed)
     std::vector<std::uint32_t> running_pos_;  // per job: index in running_ (and allocs_)

@@ -1,22 +1,87 @@
-// The elastic policies register here: policies that change running jobs' GPU counts (policies/elastic/README.md).
+// The elastic policies register here: policies that change running jobs' GPU counts, and the baselines the
+// elastic papers compare against as their artifacts run them (policies/elastic/README.md).
 #include "policies/elastic/register.hpp"
 
 #include "policies/elastic/afs.hpp"
+#include "policies/elastic/interval_tiresias.hpp"
 #include "policies/elastic/optimus.hpp"
+#include "policies/elastic/pollux.hpp"
 
 namespace dlsim {
 
 namespace {
 
 ParamSpec interval_param() {
-    return {"interval", ParamType::Double,
-            "60",       "seconds between scheduling rounds (Pollux's and Sia's simulators: 60)",
-            {},         ParamRange{.lo = 1e-6, .hi = 1e9, .noun = "seconds"}};
+    return {"interval",
+            ParamType::Double,
+            "60",
+            "seconds between scheduling rounds; decisions only at its multiples (Pollux's and Sia's simulators: 60)",
+            {},
+            ParamRange{.lo = 1e-6, .hi = 1e9, .noun = "seconds"}};
+}
+
+RegistryEntry<Policy> pollux_entry(std::string name, std::string description) {
+    return {std::move(name),
+            std::move(description),
+            {interval_param(),
+             {"p",
+              ParamType::Double,
+              "-1",
+              "power-mean exponent of the speedups (< 0 fairer; 0 geometric mean)",
+              {},
+              ParamRange{.lo = -10, .hi = 10, .noun = "a number"}},
+             {"restart_delay",
+              ParamType::Double,
+              "30",
+              "seconds: the restart penalty's delay, factor max(age - restarts x delay, 0) / (age + delay)",
+              {},
+              ParamRange{.lo = 0, .hi = 1e6, .noun = "seconds"}},
+             {"max_nodes",
+              ParamType::Int,
+              "16",
+              "nodes one job may span",
+              {},
+              ParamRange{.lo = 1, .hi = 1e6, .noun = "an integer"}},
+             {"max_gpus",
+              ParamType::Int,
+              "64",
+              "GPUs one job may hold",
+              {},
+              ParamRange{.lo = 1, .hi = 1e7, .noun = "an integer"}}},
+            [](const Params& p) {
+                PolluxPolicy::Options o;
+                o.interval = p.get_double("interval");
+                o.p = p.get_double("p");
+                o.restart_delay = p.get_double("restart_delay");
+                o.max_nodes = static_cast<int>(p.get_int("max_nodes"));
+                o.max_gpus = static_cast<int>(p.get_int("max_gpus"));
+                return std::make_unique<PolluxPolicy>(o);
+            }};
+}
+
+RegistryEntry<Policy> pollux_tiresias_entry() {
+    return {"pollux-tiresias",
+            "Tiresias as Pollux's artifact runs it: 2 queues at 57,600 GPU-s, rigid gangs, skip-ahead walk, "
+            "decisions every interval",
+            {interval_param(),
+             {"threshold",
+              ParamType::Double,
+              "57600",
+              "GPU-seconds of attained service at which a job leaves Q0",
+              {},
+              ParamRange{.lo = 0, .hi = 1e12, .noun = "GPU-seconds"}}},
+            [](const Params& p) {
+                return std::make_unique<IntervalTiresiasPolicy>(p.get_double("interval"), p.get_double("threshold"));
+            }};
 }
 
 }  // namespace
 
 void register_elastic_policies(PolicyRegistry& r) {
+    r.add(pollux_entry("pollux",
+                       "Pollux (OSDI'21): every interval, the allocation maximising the p = -1 power mean of goodput "
+                       "speedups with a restart penalty; batch sizes adapted by the elastic model"));
+    r.add(pollux_tiresias_entry());
     r.add(
         {"optimus",
          "Pollux's Optimus+Oracle: every interval one GPU per job, then each next GPU to the largest cut in remaining "

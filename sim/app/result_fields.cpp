@@ -151,6 +151,13 @@ const SummaryField kSummary[] = {
      "GPU-seconds spent restarting (GPUs held x restart seconds; a restart cut short counts the part spent)",
      number_json<&Summary::restart_gpu_seconds>, true, kCountsRow, Show::Aside, "GPU-h restarting",
      [](const Summary& s) { return s.restart_gpu_seconds > 0 ? hours(s.restart_gpu_seconds) : std::string(); }},
+    {"resizes", "resizes", "count", "changes of a running job's GPU count (elastic policies), all jobs",
+     count_json<&Summary::resizes>, false, kCountsRow, Show::Aside, "resizes",
+     [](const Summary& s) { return nonzero(s.resizes); }},
+    {"resize_gpu_seconds", "GPU time restarting after resizes", "GPU-s",
+     "of restart_gpu_seconds, the GPU-seconds charged by resizes", number_json<&Summary::resize_gpu_seconds>, false,
+     kCountsRow, Show::Aside, "GPU-h resizing",
+     [](const Summary& s) { return s.resize_gpu_seconds > 0 ? hours(s.resize_gpu_seconds) : std::string(); }},
     {"packed_gpu_seconds", "GPU time packed", "GPU-s",
      "GPU-seconds during which a GPU was shared by two packed jobs (space sharing; counted once per GPU)",
      number_json<&Summary::packed_gpu_seconds>, false, kCountsRow, Show::Aside, "GPU-h packed",
@@ -332,6 +339,7 @@ Cell text(std::string_view s) { return {Cell::Kind::Text, 0, s, 0}; }
 Cell real(double x) { return {Cell::Kind::Real, 0, {}, x}; }
 const JobNetworkRecord& net(const JobRow& r) { return r.out.network[r.j]; }
 bool networked(const JobRow& r) { return r.j < r.out.network.size() && net(r).run_seconds > 0; }
+bool elastic(const JobRow& r) { return r.j < r.out.elastic.size() && r.out.elastic[r.j].mean_goodput > 0; }
 /// One of the trace's optional string columns: absent when the row has none.
 Cell trace_string(const JobRow& r, StrId id) { return id == 0 ? absent() : text(r.in.trace.strings[id]); }
 
@@ -362,6 +370,14 @@ const JobField kJobs[] = {
      [](const JobRow& r) { return integer(info(r).restarts); }, true},
     {"restart_seconds", "seconds it spent restarting (a restart cut short counts the part spent)",
      [](const JobRow& r) { return seconds(info(r).restart_time); }, true},
+    {"resizes", "changes of its GPU count while running (elastic policies)",
+     [](const JobRow& r) { return integer(info(r).resizes); }, true},
+    {"mean_goodput",
+     "jobs with goodput data: samples at its initial batch size per second while making progress; null otherwise",
+     [](const JobRow& r) { return elastic(r) ? real(r.out.elastic[r.j].mean_goodput) : null(); }, true},
+    {"mean_efficiency",
+     "jobs with goodput data: statistical efficiency, weighted by the work done at it; null otherwise",
+     [](const JobRow& r) { return elastic(r) ? real(r.out.elastic[r.j].mean_efficiency) : null(); }, true},
     {"packed_seconds", "seconds it ran packed with another job on the same GPUs (space sharing)",
      [](const JobRow& r) { return seconds(info(r).packed_time); }, true},
     {"ftf_rho", "finish-time fairness rho (summary.ftf_rho_max); null unless finished",

@@ -1,5 +1,7 @@
 #include "sim/app/run.hpp"
 
+#include "models/elastic_performance.hpp"
+
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
 #include "models/base/json_out.hpp"
@@ -185,8 +187,27 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
     auto policy = run.policy.entry->make(run.policy_params, context);
     auto placer = run.placer->make(run.placer_params, context);
     const std::unique_ptr<RestartModel> restart = make_restart_model(c.restart, in.profiles);
+    // Jobs whose model has goodput data run on the elastic model; the others on the network model.
+    std::unique_ptr<ElasticPerformance> elastic;
+    {
+        std::vector<const GoodputProfile*> goodput;
+        for (const ModelProfile& m : in.profiles.models) goodput.push_back(m.goodput ? &*m.goodput : nullptr);
+        if (std::any_of(goodput.begin(), goodput.end(), [](const GoodputProfile* g) { return g != nullptr; })) {
+            std::vector<ModelIdx> job_model;
+            std::vector<int> job_batch;
+            for (const JobSpec& j : resolved.jobs) {
+                job_model.push_back(j.model);
+                job_batch.push_back(j.batch_size);
+            }
+            elastic = std::make_unique<ElasticPerformance>(network, in.cluster, std::move(goodput),
+                                                           std::move(job_model), std::move(job_batch),
+                                                           effective_adapt_batch(c));
+        }
+    }
     Simulator sim(in.cluster, rates, resolved, *policy, *placer,
-                  SimOptions{to_time(c.restart.restart_cost), &network, restart.get()});
+                  SimOptions{to_time(c.restart.restart_cost),
+                             elastic ? static_cast<PerformanceModel*>(elastic.get()) : &network, restart.get(),
+                             elastic.get()});
     Time origin = kNever;
     for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
     Metrics metrics(in.cluster, resolved.jobs.size(), origin == kNever ? 0 : origin, c.timeseries_points);
@@ -238,6 +259,11 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
     out.network_solve_micros = network.solve_micros();
     out.summary.agnostic_jobs = resolved.agnostic_jobs;
     out.timeseries = metrics.timeseries();
+    if (elastic) {
+        out.elastic.resize(resolved.jobs.size());
+        for (JobIdx j = 0; j < out.elastic.size(); ++j)
+            if (elastic->is_elastic(j)) out.elastic[j] = elastic->stats(j);
+    }
     out.jobs = sim.take_jobs();
     out.job_gpu_type.resize(out.jobs.size());
     for (JobIdx j = 0; j < out.jobs.size(); ++j) out.job_gpu_type[j] = metrics.longest_type(j);

@@ -1,6 +1,7 @@
 #pragma once
 // One run end to end: load and validate every input, simulate, and write the result files.
 #include "models/cluster.hpp"
+#include "models/elastic_performance.hpp"
 #include "models/profile.hpp"
 #include "sim/app/resolved_run.hpp"
 #include "sim/app/run_config.hpp"
@@ -48,6 +49,7 @@ struct RunOutcome {
     std::vector<double> ftf_rho;                    ///< each job's finish-time fairness ρ (-1 unless finished)
     std::map<std::uint32_t, std::string> rejected;  ///< job index -> reason
     std::vector<JobNetworkRecord> network;          ///< per job: placement shape, slowdown, communication
+    std::vector<ElasticJobStats> elastic;           ///< per job with goodput data (empty: no elastic model)
     std::vector<float> network_solve_micros;        ///< wall time of each solve, if config.time_network_solves
     SimStats stats;
 };

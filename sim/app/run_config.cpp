@@ -326,6 +326,31 @@ const RunConfigKey kTable[] = {
      .set = [](RunConfig& c, V v, W) { c.restart.restart_cost = v.number; },
      .echo = [](I id, C c, X) { id["restart_cost"] = c.restart.restart_cost; },
      .value = [](C c) -> std::optional<double> { return c.restart.restart_cost; }},
+    {.key = "restart_first_start",
+     .kind = K::Bool,
+     .help = "a job's first start costs restart_cost too (Pollux's and Sia's simulators charge their delay on every "
+             "allocation)",
+     .default_text = "false",
+     .example = "true",
+     .set = [](RunConfig& c, V v, W) { c.restart.first_start = v.boolean; },
+     // In the identity only when set, so the run ids of every config before this key stay the same.
+     .echo =
+         [](I id, C c, X) {
+             if (c.restart.first_start) id["restart_first_start"] = true;
+         }},
+    {.key = "batch_size",
+     .kind = K::Choice,
+     .help = "jobs with goodput data (models/README.md): adaptive (each allocation runs at the batch size with the "
+             "best goodput, as Pollux), trace (the trace's batch_size, else the application's initial one), or auto "
+             "(adaptive under pollux and sia, trace otherwise)",
+     .default_text = "auto",
+     .example = R"("trace")",
+     .choices = "auto|adaptive|trace",
+     .set = [](RunConfig& c, V v, W) { c.batch_size = v.text; },
+     .echo =
+         [](I id, C c, X) {
+             if (c.batch_size != "auto") id["batch_size"] = c.batch_size;
+         }},
     {.key = "strict",
      .kind = K::Bool,
      .help = "a job that can never run on this cluster is an input error (exit 2) instead of rejected",
@@ -735,6 +760,11 @@ ContentionMode effective_network(const RunConfig& c) {
 
 bool effective_stop_after_measured(const RunConfig& c) {
     return c.stop_after_measured.value_or(c.compat == Compat::Gavel);
+}
+
+bool effective_adapt_batch(const RunConfig& c) {
+    if (c.batch_size != "auto") return c.batch_size == "adaptive";
+    return c.policy.starts_with("pollux") || c.policy.starts_with("sia");
 }
 
 MultiGpuRate effective_rate_mode(const RunConfig& c) {

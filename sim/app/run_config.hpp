@@ -57,6 +57,7 @@ struct RunConfig {
     MeasureWindow measure;                                ///< which jobs the JCT statistics cover
     UnknownModels unknown_models = UnknownModels::Error;  ///< jobs whose model the profile lacks
     TypeChoice type_choice = TypeChoice::Fastest;         ///< original: jobs stay on their recorded type
+    std::string batch_size = "auto";  ///< auto, adaptive or trace: how jobs with goodput data pick a batch size
     // Outputs (not part of the resolved config that identifies a run).
     std::string out, jobs_csv, event_log;
     bool job_records = true;
@@ -69,6 +70,9 @@ ContentionMode effective_network(const RunConfig& c);
 /// Whether the run ends when the measurement window's jobs have all finished: the key's value, else
 /// true under compat gavel.
 bool effective_stop_after_measured(const RunConfig& c);
+/// Whether jobs with goodput data adapt their batch size: batch_size adaptive, or auto under a pollux or sia
+/// policy.
+bool effective_adapt_batch(const RunConfig& c);
 /// The multi-GPU rate model the run uses: measured under compat gavel, else linear.
 MultiGpuRate effective_rate_mode(const RunConfig& c);
 /// The raw policy parameters with compat gavel's one addition: gavel_compat=true when the policy declares

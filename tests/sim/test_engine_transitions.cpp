@@ -113,6 +113,49 @@ public:
 
 const NodeShare on0[] = {{0, 1}}, on1[] = {{1, 1}};
 
+/// Progress-driven rates: a job's "epoch" advances when 4 and 8 units of its work are done; per GPU it
+/// runs at 2, 1, then 0.5 units/s in epochs 0, 1, 2, halved while another job holds GPUs on its node.
+/// It reads progress only through the ProgressSource and asks for each epoch boundary (rerate_when).
+class EpochHalving final : public PerformanceModel {
+public:
+    explicit EpochHalving(std::vector<double> work) : work_(std::move(work)) {}
+    void bind(const ProgressSource& p) override { progress_ = &p; }
+    void allocated(Time, JobIdx j, ModelIdx, const Allocation& a, std::vector<RateChange>& changed) override {
+        node_[j] = a.shares.front().node;
+        changed.push_back({j, rate(j)});
+        for (const auto& [k, n] : node_)
+            if (k != j && n == node_[j]) changed.push_back({k, rate(k)});
+    }
+    void released(Time, JobIdx j, const Allocation&, std::vector<RateChange>& changed) override {
+        const NodeIdx was = node_.at(j);
+        node_.erase(j);
+        for (const auto& [k, n] : node_)
+            if (n == was) changed.push_back({k, rate(k)});
+    }
+    double predicted_rate(ModelIdx, const Allocation& a) const override { return a.num_gpus(); }
+    RerateWhen rerate_when(JobIdx j) const override {
+        const double left = progress_->remaining_work(j);
+        for (double done : {4.0, 8.0})
+            if (work_[j] - done > 0 && work_[j] - done < left) return {work_[j] - done, kNever};
+        return {};
+    }
+    void progressed(Time, JobIdx j, std::vector<RateChange>& changed) override { changed.push_back({j, rate(j)}); }
+    std::vector<int> epochs_seen;
+
+private:
+    double rate(JobIdx j) {
+        const double done = work_[j] - progress_->remaining_work(j);
+        const int epoch = (done >= 4.0) + (done >= 8.0);
+        epochs_seen.push_back(epoch);
+        bool shared = false;
+        for (const auto& [k, n] : node_) shared = shared || (k != j && n == node_.at(j));
+        return (epoch == 0 ? 2.0 : epoch == 1 ? 1.0 : 0.5) * (shared ? 0.5 : 1.0);
+    }
+    std::vector<double> work_;
+    const ProgressSource* progress_ = nullptr;
+    std::map<JobIdx, NodeIdx> node_;
+};
+
 }  // namespace
 
 TEST_CASE("engine: a contention model re-rates jobs that share a node; stale completions are dropped", "[engine]") {
@@ -414,6 +457,42 @@ TEST_CASE("engine: a start may name a placer instead of the run's", "[engine]") 
     CHECK(seen[0].shares[1].gpus == 1);
     REQUIRE(seen[1].shares.size() == 1);
     CHECK(seen[1].shares[0].gpus == 2);
+}
+
+TEST_CASE("engine: progress-driven re-rates at epoch boundaries, moved by another job's arrival", "[engine]") {
+    // 2 nodes x 2 GPUs. A (0, work 12) and B (3, work 1), both 1 GPU on node 0 (EpochHalving above).
+    //   0:   A epoch 0 alone, rate 2. Boundary 1 (4 done) due at 2; completion booked at 6.
+    //   2:   re-rate: A epoch 1, rate 1; boundary 2 (8 done) due at 2 + 4/1 = 6; completion at 10.
+    //   3:   B arrives on node 0: A has done 5; both share -> A 0.5 (boundary now at 3 + 3/0.5 = 9), B
+    //        epoch 0 at 2 x 0.5 = 1: B finishes at 4. The re-rate at 6 and the completion at 10 are stale.
+    //   4:   B finishes; A alone with 5.5 done, rate 1: boundary 2 at 4 + 2.5 = 6.5 (the one at 9 stale).
+    //   6.5: re-rate: A epoch 2, rate 0.5, 4 left -> finishes at 6.5 + 8 = 14.5.
+    EngineFixture w(2, 2, "job_id,submit_time,num_gpus,duration\nA,0,1,12\nB,3,1,1\n");
+    ScriptedPolicy policy([](const ClusterView&, const Changes& c, Decisions& out) {
+        for (JobIdx j : c.arrived) out.start(j, 0, 1, on0);
+    });
+    ConsolidatedPlacer placer;
+    EpochHalving model({12, 1});
+    Recorder rec;
+    SimOptions options;
+    options.performance = &model;
+    Simulator sim(w.in.cluster, w.rates, w.jobs, policy, placer, options);
+    sim.add_observer(rec);
+    const SimStats st = sim.run();
+    CHECK(sim.jobs()[0].finish == s(14.5));
+    CHECK(sim.jobs()[1].finish == s(4));
+    // 2 arrivals, 2 completions, 2 re-rates: the stale re-rates (6, 9) and completions (6, 10, 10.5) not counted.
+    CHECK(st.events == 6);
+    CHECK(rec.log == std::vector<std::string>{
+                         "0 start 0 t0:[0x1]",
+                         "2 rate 0 1",
+                         "3 start 1 t0:[0x1]",
+                         "3 rate 0 0.5",
+                         "4 finish 1",
+                         "4 rate 0 1",
+                         "6.5 rate 0 0.5",
+                         "14.5 finish 0",
+                     });
 }
 
 }  // namespace dlsim::test::engine_transitions_tests

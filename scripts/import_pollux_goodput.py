@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Fit Pollux's goodput model to its measured data and write a dlsim profile with `goodput` blocks
+(models/profiles/pollux_elastic.json; the block is described in models/profiles/README.md).
+
+Source: Pollux (Qiao et al., OSDI'21), github.com/petuum/adaptdl branch osdi21-artifact, commit
+c793c7089bd307462686339d29707925c461f9a9 (Apache-2.0), simulator/traces/<app>/placements.csv,
+scalability.csv and validation-<B>.csv, measured on AWS g4dn.12xlarge nodes (4x T4 per node).
+
+Per application:
+- the step-time parameters (alpha_c, beta_c, alpha_n, beta_n, alpha_r, beta_r, gamma) fitted as Pollux's
+  fit_perf_params fits them (adaptdl goodput.py), on every row of placements.csv (nodes = digits of the
+  placement, replicas = their sum) and of scalability.csv: the objective is the RMS error of log
+  accumulation-step time (step_time - sync_time) plus that of log optimizer-step time (step_time), plus
+  1e-3 (gamma - 1)^2 and 1e-2 ((beta_n/alpha_n)^2 + (beta_r/alpha_r)^2); bounds [1e-8, inf), gamma in
+  [1, 10]; start (0.1, 0.01) x 3 and gamma 1.001; scipy's L-BFGS-B with the exact gradient. Pollux's rules
+  for sparse data are kept (parameters held where no point informs them; alpha_n, beta_n at least 1.1x
+  alpha_r, beta_r without a multi-node point), though every application here has points of every kind;
+- the application constants of the artifact's applications.py: max_epochs, max_local_bsz (yolov3: 8),
+  min_local_bsz and max_local_bsz otherwise the extremes of placements.csv's local_bsz, init and max batch
+  size the smallest and largest validated batch size;
+- the validation tables (progress in iterations at the initial batch size, iterations, gradient statistics),
+  one row per epoch;
+- `throughput` {"t4": optimizer steps/s on one GPU at the initial batch size, from the fitted model} and
+  `local_bsz`, the per-GPU micro-batch of that step.
+
+The script prints each application's parameters and the mean absolute percentage error of the modelled
+step time over the measured points. Needs numpy and scipy.
+
+usage: python3 scripts/import_pollux_goodput.py POLLUX_DATA > models/profiles/pollux_elastic.json
+  POLLUX_DATA holds <app>/placements.csv, scalability.csv and validation-<B>.csv for each application.
+  The fit report goes to stderr.
+"""
+import csv
+import glob
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import scipy.optimize
+
+COMMIT = "c793c7089bd307462686339d29707925c461f9a9"
+EPS = 1e-8
+
+# The artifact's applications.py: completion after max_epochs (no target metric), yolov3's memory limit.
+APPS = {
+    "bert": {"max_epochs": 2},
+    "cifar10": {"max_epochs": 100},
+    "deepspeech2": {"max_epochs": 80},
+    "imagenet": {"max_epochs": 90},
+    "ncf": {"max_epochs": 10},
+    "yolov3": {"max_epochs": 50, "max_local_bsz": 8},
+}
+NAMES = ["alpha_c", "beta_c", "alpha_n", "beta_n", "alpha_r", "beta_r", "gamma"]
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def measured_points(app_dir):
+    """(nodes, replicas, local_bsz, step_time, sync_time) arrays over placements.csv then scalability.csv."""
+    rows = []
+    for r in read(os.path.join(app_dir, "placements.csv")):
+        p = r["placement"]
+        rows.append((len(p), sum(int(c) for c in p), int(r["local_bsz"]), float(r["step_time"]),
+                     float(r["sync_time"])))
+    for r in read(os.path.join(app_dir, "scalability.csv")):
+        rows.append((int(r["num_nodes"]), int(r["num_replicas"]), int(r["local_bsz"]), float(r["step_time"]),
+                     float(r["sync_time"])))
+    cols = list(zip(*rows))
+    return tuple(np.array(c, dtype=float) for c in cols)
+
+
+def network_parts(x, nodes, replicas):
+    """Per point: (alpha, beta, d alpha index, d beta index) selection of Pollux's network time."""
+    inter = nodes > 1
+    intra = (~inter) & (replicas > 1)
+    rounds = np.maximum(replicas - 2, EPS)
+    alpha = np.where(inter, x[2], np.where(intra, x[4], EPS))
+    beta = np.where(inter, x[3], np.where(intra, x[5], EPS))
+    return alpha + beta * rounds, inter, intra, rounds
+
+
+def predict(x, nodes, replicas, bsz):
+    """(accumulation-step time, log optimizer-step time) of the model with parameters x."""
+    accum = x[0] + x[1] * bsz
+    net, _, _, _ = network_parts(x, nodes, replicas)
+    g = x[6]
+    return accum, np.log(accum ** g + net ** g) / g
+
+
+def objective(x, nodes, replicas, bsz, accum_time, optim_time):
+    """Pollux's _obj_fn and its exact gradient."""
+    g = x[6]
+    accum = x[0] + x[1] * bsz
+    net, inter, intra, rounds = network_parts(x, nodes, replicas)
+    s = accum ** g + net ** g
+    log_optim = np.log(s) / g
+    r1 = np.log(accum) - np.log(accum_time)
+    r2 = log_optim - np.log(optim_time)
+    err1 = math.sqrt(np.mean(r1 ** 2))
+    err2 = math.sqrt(np.mean(r2 ** 2))
+    value = err1 + err2 + 1e-3 * (g - 1) ** 2 + 1e-2 * ((x[3] / x[2]) ** 2 + (x[5] / x[4]) ** 2)
+
+    grad = np.zeros(7)
+    n = len(bsz)
+    w1 = r1 / (n * err1) if err1 > 0 else np.zeros(n)
+    w2 = r2 / (n * err2) if err2 > 0 else np.zeros(n)
+    d_accum = accum ** (g - 1) / s  # d log_optim / d accum
+    d_net = net ** (g - 1) / s
+    grad[0] = np.sum(w1 / accum) + np.sum(w2 * d_accum)
+    grad[1] = np.sum(w1 * bsz / accum) + np.sum(w2 * d_accum * bsz)
+    grad[2] = np.sum(w2 * d_net * inter)
+    grad[3] = np.sum(w2 * d_net * inter * rounds)
+    grad[4] = np.sum(w2 * d_net * intra)
+    grad[5] = np.sum(w2 * d_net * intra * rounds)
+    d_g = (accum ** g * np.log(accum) + net ** g * np.log(net)) / (g * s) - np.log(s) / g ** 2
+    grad[6] = np.sum(w2 * d_g) + 2e-3 * (g - 1)
+    grad[2] += -2e-2 * x[3] ** 2 / x[2] ** 3
+    grad[3] += 2e-2 * x[3] / x[2] ** 2
+    grad[4] += -2e-2 * x[5] ** 2 / x[4] ** 3
+    grad[5] += 2e-2 * x[5] / x[4] ** 2
+    return value, grad
+
+
+def fit(nodes, replicas, bsz, step_time, sync_time):
+    """Pollux's fit_perf_params on these points: a list of the seven parameters."""
+    accum_time = step_time - sync_time
+    x0 = [1e-1, 1e-2] * 3 + [1.0 + 1e-3]
+    lower = [1e-8, 1e-8] * 3 + [1.0]
+    upper = [np.inf, np.inf] * 3 + [10.0]
+
+    def hold(i, value):
+        x0[i] = lower[i] = upper[i] = value
+
+    if len(np.unique(bsz)) == 1:
+        hold(0, float(np.mean(accum_time)) / 2)
+    if not np.any(nodes > 1):
+        hold(2, lower[2]), hold(3, lower[3])
+    if not np.any((nodes == 1) & (replicas > 1)):
+        hold(4, lower[4]), hold(5, lower[5])
+    if not np.any(replicas > 2):
+        hold(3, lower[3]), hold(5, lower[5])
+    args = (nodes, replicas, bsz, accum_time, step_time)
+    result = scipy.optimize.minimize(objective, x0, args=args, jac=True, method="L-BFGS-B",
+                                     bounds=scipy.optimize.Bounds(lower, upper))
+    x = [float(v) for v in result.x]
+    if not np.any(nodes > 1):
+        x[2] = max(x[2], 1.1 * x[4])
+        x[3] = max(x[3], 1.1 * x[5])
+    return x
+
+
+def single_gpu_step(x, init_batch_size, max_local_bsz):
+    """(seconds per optimizer step, micro-batch) on one GPU at the initial batch size, split as Pollux does."""
+    accum_steps = math.ceil(init_batch_size / max_local_bsz - EPS) - 1
+    atomic = math.ceil(init_batch_size / (accum_steps + 1) - EPS)
+    one = np.array([1.0])
+    accum, log_optim = predict(x, one, one, np.array([float(atomic)]))
+    return accum_steps * float(accum[0]) + math.exp(float(log_optim[0])), atomic
+
+
+def validation_tables(app_dir, max_epochs):
+    tables = {}
+    for path in glob.glob(os.path.join(app_dir, "validation-*.csv")):
+        b = int(os.path.basename(path)[len("validation-"):-len(".csv")])
+        rows = read(path)[:max_epochs]
+        if len(rows) < max_epochs:
+            sys.exit(f"{path}: {len(rows)} rows, expected at least max_epochs = {max_epochs}")
+        tables[b] = {c: [float(r[c]) for r in rows] for c in ("progress", "iteration", "grad_sqr", "grad_var")}
+    return dict(sorted(tables.items()))
+
+
+def application(data, app, consts):
+    app_dir = os.path.join(data, app)
+    nodes, replicas, bsz, step_time, sync_time = measured_points(app_dir)
+    x = fit(nodes, replicas, bsz, step_time, sync_time)
+    _, log_optim = predict(x, nodes, replicas, bsz)
+    mape = float(np.mean(np.abs(np.exp(log_optim) / step_time - 1)))
+    local = [int(r["local_bsz"]) for r in read(os.path.join(app_dir, "placements.csv"))]
+    max_epochs = consts["max_epochs"]
+    validation = validation_tables(app_dir, max_epochs)
+    init_bs, max_bs = min(validation), max(validation)
+    max_local = consts.get("max_local_bsz", max(local))
+    step, atomic = single_gpu_step(x, init_bs, max_local)
+    print(f"{app}: " + ", ".join(f"{k} {v:.6g}" for k, v in zip(NAMES, x)) +
+          f"; step-time MAPE {100 * mape:.2f}% over {len(step_time)} points", file=sys.stderr)
+    model = {
+        "description": f"Pollux application '{app}': goodput model fitted to simulator/traces/{app}/ "
+                       f"(step-time MAPE {100 * mape:.1f}% over {len(step_time)} measured points); throughput = "
+                       f"optimizer steps/s on one T4 at the initial batch size {init_bs}, from the fitted model",
+        "local_bsz": atomic,
+        "throughput": {"t4": 1.0 / step},
+        "goodput": {
+            "init_batch_size": init_bs,
+            "max_batch_size": max_bs,
+            "min_local_bsz": min(local),
+            "max_local_bsz": max_local,
+            "max_epochs": max_epochs,
+            "perf": {"t4": dict(zip(NAMES, x))},
+            "validation": {str(b): t for b, t in validation.items()},
+        },
+    }
+    return model
+
+
+def dump(doc):
+    """Indented JSON with each number array on one line (a table row per epoch would be long)."""
+    text = json.dumps(doc, indent=1)
+    out, depth_array = [], None
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if depth_array is not None:
+            out[-1] += stripped if stripped.startswith("]") else stripped + " "
+            if stripped.startswith("]"):
+                out[-1] = out[-1].replace(" ]", "]")
+                depth_array = None
+            continue
+        out.append(line)
+        if stripped.endswith("["):
+            depth_array = True
+    return "\n".join(out) + "\n"
+
+
+def main(data):
+    models = {app: application(data, app, consts) for app, consts in APPS.items()}
+    doc = {
+        "schema": "dlsim.profile/1",
+        "source": "Pollux (OSDI'21), github.com/petuum/adaptdl branch osdi21-artifact @ " + COMMIT +
+                  " (Apache-2.0): simulator/traces/<app>/placements.csv, scalability.csv and validation-<B>.csv "
+                  "(4x T4 per node); step-time parameters fitted with Pollux's objective by "
+                  "scripts/import_pollux_goodput.py",
+        "units": "iterations/s",
+        "models": models,
+    }
+    sys.stdout.write(dump(doc))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
