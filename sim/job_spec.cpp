@@ -81,8 +81,9 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                 it = model_of.emplace(r.model, m ? *m : kNoModel).first;
             }
             s.model = it->second;
-            // A ModelProfile carries no goodput data to derive the work from, so such a job cannot run.
-            if (needs_goodput) throw no_goodput(trace.strings[r.model]);
+            // Its work comes from its model's goodput data (below): without that, it cannot run.
+            if (needs_goodput && (s.model == kNoModel || !profiles.models[s.model].goodput))
+                throw no_goodput(trace.strings[r.model]);
             if (s.model == kNoModel) ++out.agnostic_jobs;
         }
 
