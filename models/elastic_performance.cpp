@@ -43,6 +43,7 @@ GoodputPoint ElasticPerformance::point_for(const Job& job, GpuTypeIdx t, int nod
     const PerfParams* p = perf(job, t);
     if (p == nullptr || gpus < 1 || nodes < 1) return {};
     const GoodputProfile& g = *job.goodput;
+    if (adapt_batch_ && g.fixed_batch_size > 0) return fixed_batch(g, *p, nodes, gpus, g.fixed_batch_size, epoch);
     if (adapt_batch_) return best_batch(g, *p, nodes, gpus, epoch);
     return fixed_batch(g, *p, nodes, gpus, job.target_batch > 0 ? job.target_batch : g.init_batch_size, epoch);
 }

@@ -47,6 +47,12 @@ struct GoodputProfile {
     int min_local_bsz = 1;    ///< smallest per-GPU micro-batch measured
     int max_local_bsz = 1;    ///< largest per-GPU micro-batch that fits (the GPU memory limit)
     int max_epochs = 1;       ///< the job completes when its epoch reaches this (completion epoch max_epochs − 1)
+    /// GPUs a job may use at most; 0: as many as max_batch_size spreads over at min_local_bsz each (up to 64).
+    /// Pollux's artifact holds NCF at 1 (simulator.py).
+    int max_replicas = 0;
+    /// A total batch size the application always runs at, even where batch sizes adapt; 0: none. Pollux's
+    /// artifact holds NCF at 32768 under its own policy (simulator.py).
+    int fixed_batch_size = 0;
     std::map<std::string, PerfParams> perf;  ///< by lower-cased GPU type
     /// The validated batch sizes, ascending; the tables below are indexed [batch size][epoch], one row per
     /// epoch 0 .. max_epochs − 1 (validation-<B>.csv's rows: progress at the epoch's end, in M0-iterations,

@@ -141,8 +141,8 @@ std::vector<double> parse_column(const jf::Json& v, const std::string& file, con
 GoodputProfile parse_goodput(const jf::Json& v, const std::string& file, const std::string& path) {
     jf::require_object(v, file, path);
     jf::check_keys(v, file, path,
-                   {"init_batch_size", "max_batch_size", "min_local_bsz", "max_local_bsz", "max_epochs", "perf",
-                    "validation", "description"});
+                   {"init_batch_size", "max_batch_size", "min_local_bsz", "max_local_bsz", "max_epochs", "max_replicas",
+                    "fixed_batch_size", "perf", "validation", "description"});
     GoodputProfile g;
     const std::pair<const char*, int*> ints[] = {{"init_batch_size", &g.init_batch_size},
                                                  {"max_batch_size", &g.max_batch_size},
@@ -152,6 +152,17 @@ GoodputProfile parse_goodput(const jf::Json& v, const std::string& file, const s
     for (const auto& [key, slot] : ints) {
         if (!v.contains(key)) jf::fail(file, path + "." + key, "an integer >= 1");
         *slot = static_cast<int>(jf::integer(v[key], file, path + "." + key, 1, kMaxBatch));
+    }
+    if (v.contains("max_replicas"))
+        g.max_replicas = static_cast<int>(jf::integer(v["max_replicas"], file, path + ".max_replicas", 1, kMaxBatch));
+    if (v.contains("fixed_batch_size")) {
+        g.fixed_batch_size =
+            static_cast<int>(jf::integer(v["fixed_batch_size"], file, path + ".fixed_batch_size", 1, kMaxBatch));
+        if (g.fixed_batch_size < g.init_batch_size || g.fixed_batch_size > g.max_batch_size)
+            jf::fail(file, path + ".fixed_batch_size",
+                     fmt::format("a batch size from init_batch_size = {} to max_batch_size = {}", g.init_batch_size,
+                                 g.max_batch_size),
+                     &v["fixed_batch_size"]);
     }
     if (g.max_batch_size < g.init_batch_size)
         jf::fail(file, path + ".max_batch_size", fmt::format("at least init_batch_size = {}", g.init_batch_size),

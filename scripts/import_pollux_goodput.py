@@ -49,7 +49,8 @@ APPS = {
     "cifar10": {"max_epochs": 100},
     "deepspeech2": {"max_epochs": 80},
     "imagenet": {"max_epochs": 90},
-    "ncf": {"max_epochs": 10},
+    # simulator.py holds NCF on one GPU and, under Pollux, at batch size 32768.
+    "ncf": {"max_epochs": 10, "max_replicas": 1, "fixed_batch_size": 32768},
     "yolov3": {"max_epochs": 50, "max_local_bsz": 8},
 }
 NAMES = ["alpha_c", "beta_c", "alpha_n", "beta_n", "alpha_r", "beta_r", "gamma"]
@@ -200,6 +201,7 @@ def application(data, app, consts):
             "min_local_bsz": min(local),
             "max_local_bsz": max_local,
             "max_epochs": max_epochs,
+            **{k: consts[k] for k in ("max_replicas", "fixed_batch_size") if k in consts},
             "perf": {"t4": dict(zip(NAMES, x))},
             "validation": {str(b): t for b, t in validation.items()},
         },

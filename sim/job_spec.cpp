@@ -81,7 +81,6 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
                 it = model_of.emplace(r.model, m ? *m : kNoModel).first;
             }
             s.model = it->second;
-            // Its work comes from its model's goodput data (below): without that, it cannot run.
             if (needs_goodput && (s.model == kNoModel || !profiles.models[s.model].goodput))
                 throw no_goodput(trace.strings[r.model]);
             if (s.model == kNoModel) ++out.agnostic_jobs;
@@ -117,9 +116,12 @@ ResolvedJobs resolve_jobs(const Trace& trace, const Cluster& cluster, const Prof
             // epoch (models/goodput.hpp); it may run on 1 GPU up to as many as its largest batch spreads over
             // at the smallest per-GPU batch (at most 64, Pollux's limit), unless the trace bounds it.
             s.work = r.work > 0 ? r.work : goodput->completion_work();
-            const int widest_batch = std::max(1, std::min(64, goodput->max_batch_size / goodput->min_local_bsz));
+            const int widest_batch = goodput->max_replicas > 0
+                                         ? goodput->max_replicas
+                                         : std::max(1, std::min(64, goodput->max_batch_size / goodput->min_local_bsz));
             if (r.min_num_gpus == 0) s.min_gpus = 1;
-            if (r.max_num_gpus == 0) s.max_gpus = std::max(s.num_gpus, widest_batch);
+            if (r.max_num_gpus == 0) s.max_gpus = widest_batch;
+            s.num_gpus = std::min(s.num_gpus, s.max_gpus);
             s.min_gpus = std::min(s.min_gpus, s.num_gpus);
         } else if (r.work > 0) {
             s.work = r.work;

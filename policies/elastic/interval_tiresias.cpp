@@ -1,5 +1,7 @@
 #include "policies/elastic/interval_tiresias.hpp"
 
+#include "policies/elastic/elastic_jobs.hpp"
+
 #include <algorithm>
 
 namespace dlsim {
@@ -25,11 +27,8 @@ void IntervalTiresiasPolicy::decide(const ClusterView& view, const Changes& chan
     }
     q0_.swap(keep);
 
-    // One type: the cluster's largest.
     const Cluster& cluster = view.cluster();
-    GpuTypeIdx type = 0;
-    for (GpuTypeIdx t = 1; t < cluster.gpu_types.size(); ++t)
-        if (cluster.gpus_of_type(t) > cluster.gpus_of_type(type)) type = t;
+    const GpuTypeIdx type = elastic_pool_type(cluster);
     int left = cluster.gpus_of_type(type);
     std::vector<JobIdx> run;
     for (const auto* q : {&q0_, &q1_})

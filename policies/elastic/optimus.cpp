@@ -21,6 +21,10 @@ double OptimusPolicy::gain(const ClusterView& view, std::size_t i, int free) con
     const int k = counts_[i];
     if (!elastic_[i] || free < 1 || k + 1 > view.job(j).max_gpus) return 0;
     const ElasticView& ev = *view.elastic();
+    // Strong scaling of the trace's batch: no more GPUs than it spreads over at the smallest per-GPU batch.
+    const GoodputProfile& g = *ev.goodput(j);
+    const int batch = view.job(j).batch_size > 0 ? view.job(j).batch_size : g.init_batch_size;
+    if (k + 1 > batch / g.min_local_bsz) return 0;
     const GoodputPoint now = ev.predict(j, type_, nodes_for(k, per_node_), k);
     const GoodputPoint more = ev.predict(j, type_, nodes_for(k + 1, per_node_), k + 1);
     if (now.goodput <= 0 || more.goodput <= 0) return 0;

@@ -1,5 +1,7 @@
 #include "policies/elastic/pollux.hpp"
 
+#include "policies/elastic/elastic_jobs.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,14 +12,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint8_t kNoChoice = 0xff;
-
-/// The type Pollux plans on: the one with the most GPUs (Pollux schedules one homogeneous pool).
-GpuTypeIdx planned_type(const Cluster& c) {
-    GpuTypeIdx best = 0;
-    for (GpuTypeIdx t = 1; t < c.gpu_types.size(); ++t)
-        if (c.gpus_of_type(t) > c.gpus_of_type(best)) best = t;
-    return best;
-}
 
 /// Job j's shape now: nodes and GPUs it holds (0 when queued).
 PolluxPolicy::Shape current_shape(const ClusterView& view, JobIdx j) {
@@ -49,7 +43,7 @@ void PolluxPolicy::decide(const ClusterView& view, const Changes& changes, Decis
     // Decisions only at the interval's multiples: arrivals and completions in between wait for the next
     // tick (the artifact's simulator steps in whole intervals).
     if (!changes.timer) return;
-    const GpuTypeIdx type = planned_type(view.cluster());
+    const GpuTypeIdx type = elastic_pool_type(view.cluster());  // Pollux schedules one pool
     const std::vector<Shape> shapes = plan(view, type);
     apply(view, type, shapes, out);
 }
@@ -88,8 +82,7 @@ std::vector<PolluxPolicy::Shape> PolluxPolicy::plan(const ClusterView& view, Gpu
                 base = elastic->predict(j, type, 1, f).goodput;
         const double age = now - to_seconds(info.submit);
         const double restarts = std::max(allocations_[j] - 1, 0);
-        const double restart_factor =
-            std::max(age - restarts * o_.restart_delay, 0.0) / (age + o_.restart_delay);
+        const double restart_factor = std::max(age - restarts * o_.restart_delay, 0.0) / (age + o_.restart_delay);
         for (std::size_t c = 0; c < n_shapes; ++c) {
             const Shape& s = shapes_[c];
             if (s.gpus > cap || (g == nullptr && s.gpus != 0 && s.gpus != info.num_gpus)) continue;

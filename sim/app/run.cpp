@@ -199,15 +199,15 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
                 job_model.push_back(j.model);
                 job_batch.push_back(j.batch_size);
             }
-            elastic = std::make_unique<ElasticPerformance>(network, in.cluster, std::move(goodput),
-                                                           std::move(job_model), std::move(job_batch),
-                                                           effective_adapt_batch(c));
+            elastic =
+                std::make_unique<ElasticPerformance>(network, in.cluster, std::move(goodput), std::move(job_model),
+                                                     std::move(job_batch), effective_adapt_batch(c));
         }
     }
-    Simulator sim(in.cluster, rates, resolved, *policy, *placer,
-                  SimOptions{to_time(c.restart.restart_cost),
-                             elastic ? static_cast<PerformanceModel*>(elastic.get()) : &network, restart.get(),
-                             elastic.get()});
+    Simulator sim(
+        in.cluster, rates, resolved, *policy, *placer,
+        SimOptions{to_time(c.restart.restart_cost), elastic ? static_cast<PerformanceModel*>(elastic.get()) : &network,
+                   restart.get(), elastic.get()});
     Time origin = kNever;
     for (const JobSpec& j : resolved.jobs) origin = std::min(origin, j.submit);
     Metrics metrics(in.cluster, resolved.jobs.size(), origin == kNever ? 0 : origin, c.timeseries_points);
