@@ -178,7 +178,7 @@ void optimus_jobs(FakeView& v) {
 
 }  // namespace
 
-TEST_CASE("optimus: marginal gains by hand, first maximum on ties, smallest jobs placed first", "[policies]") {
+TEST_CASE("optimus: marginal gains by hand, first maximum on ties, smallest jobs placed first", "[schedule][elastic]") {
     FakeView v;
     optimus_jobs(v);
     OptimusPolicy p(60'000'000);
@@ -225,7 +225,7 @@ TEST_CASE("optimus: marginal gains by hand, first maximum on ties, smallest jobs
     CHECK(asked);
 }
 
-TEST_CASE("optimus: a job without goodput data takes its trace gang first come, first served", "[policies]") {
+TEST_CASE("optimus: a job without goodput data takes its trace gang first come, first served", "[schedule][elastic]") {
     FakeView v;
     const JobIdx r = v.add(0, 6, 600, false);  // rigid, 6 GPUs
     optimus_jobs(v);                           // jobs 1, 2, 3
@@ -262,7 +262,7 @@ std::vector<int> counts(const Decisions& d, std::size_t jobs) {
 
 }  // namespace
 
-TEST_CASE("afs: the tournament by hand, its strict > 2, list order by arrival", "[policies]") {
+TEST_CASE("afs: the tournament by hand, its strict > 2, list order by arrival", "[schedule][elastic]") {
     // concept, eps 0. 1: nobody holds GPUs, the larger s(1) wins: B (r 60 < 120 < 240). 2: A vs B: l = B,
     // 60/40 + 0 = 1.5 ≤ 2, A wins; A vs C (both at 0): A (120 < 240). 3: A vs B: 1.5 + 60/120 = 2, not > 2,
     // A; A vs C: 120/60 + 0 = 2, C. 4: A vs B: A (as in 3); A vs C: l = A, 2 + 120/240 = 2.5, A. 5: A vs B
@@ -301,7 +301,7 @@ TEST_CASE("afs: the tournament by hand, its strict > 2, list order by arrival", 
     for (const Action& a : d.actions) CHECK(a.kind == Action::Kind::Resize);
 }
 
-TEST_CASE("afs: one-each gives every job a GPU before the tournament; concept need not", "[policies]") {
+TEST_CASE("afs: one-each gives every job a GPU before the tournament; concept need not", "[schedule][elastic]") {
     // X: 10 s of work at 1 sample/s, 2.5 on 2 GPUs (r 10, 4); Y: 1000 at 1 on any count (r 1000). On 2 GPUs,
     // concept: 1: X (r(1) 10 < 1000); 2: l = X, 10/4 = 2.5 > 2: X again, Y waits. one-each: X and Y one each.
     for (auto [variant, want] : {std::pair{AfsVariant::Concept, std::vector<int>{2, 0}},
@@ -322,7 +322,7 @@ TEST_CASE("afs: one-each gives every job a GPU before the tournament; concept ne
     }
 }
 
-TEST_CASE("afs: a rigid job takes its whole gang or nothing", "[policies]") {
+TEST_CASE("afs: a rigid job takes its whole gang or nothing", "[schedule][elastic]") {
     // R: rigid, 4 GPUs, 400 iterations at 1/s per GPU: r(4) = 100. B: elastic as in afs_jobs (r 60, 40, 34.29,
     // 30). 1: both at 0, B (r(1) 60 < r(4) 100). 2: l = B, 60/40 + 0 = 1.5: R takes 4. 3-5: R is at its gang,
     // B takes the rest. Counts R 4, B 4.
@@ -337,7 +337,7 @@ TEST_CASE("afs: a rigid job takes its whole gang or nothing", "[policies]") {
     CHECK(counts(d, 2) == std::vector<int>{4, 4});
 }
 
-TEST_CASE("elastic policies: registered with their parameters and defaults", "[policies]") {
+TEST_CASE("elastic policies: registered with their parameters and defaults", "[schedule][elastic]") {
     const auto& optimus = builtin_policies().find("optimus");
     REQUIRE(optimus.params.size() == 1u);
     CHECK(optimus.params[0].name == "interval");

@@ -119,6 +119,16 @@ TEST_CASE("pollux: a run without goodput data names the job's line and the profi
     CHECK_THAT(r.err, Catch::Matchers::Contains("models/profiles/pollux_elastic.json"));
 }
 
+TEST_CASE("pollux: with goodput data a workload runs, every job to its completion", "[traces][cli]") {
+    const std::string src = std::string(DLSIM_SOURCE_DIR);
+    const CliResult r =
+        run_cli("run --trace " + kSmall + " --profile " + src + "/models/profiles/pollux_elastic.json --cluster " +
+                src + "/models/clusters/pollux_16x4_t4.json --policy optimus --out " + temp_path("pollux_goodput_run"));
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Matchers::Contains("jobs         3 (3 finished, 0 rejected, 0 unfinished)"));
+}
+
 TEST_CASE("pollux: every shared Pollux and Sia workload loads", "[traces][shared-data]") {
     const std::string root = std::string(DLSIM_SHARED_DATA) + "/traces";
     if (!shared_data_present(root + "/pollux/workloads") || !shared_data_present(root + "/sia/workloads")) return;
