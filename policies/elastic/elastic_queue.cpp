@@ -119,7 +119,8 @@ void ElasticQueuePolicy::decide(const ClusterView& view, const Changes& changes,
         out.placements.insert(out.placements.end(), where.begin(), where.end());
     }
     if (tick && quiet && resized_.empty()) grow(view, out);
-    const Time next_tick = view.running_jobs().empty() ? kNever : (now / interval_ + 1) * interval_;
+    // Ticks while anything runs or is being started (none for an idle cluster: the next arrival calls).
+    const Time next_tick = view.running_jobs().empty() && quiet ? kNever : (now / interval_ + 1) * interval_;
     out.next_call = std::min(inner_next_, next_tick);
 }
 

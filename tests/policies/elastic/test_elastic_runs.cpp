@@ -77,7 +77,7 @@ TEST_CASE("pollux by hand: two jobs on one 4-GPU node, a shrink, grows, 30 s res
     const std::string profile =
         fmt::format(R"({{"models": {{"a": {}, "b": {}}}}})", toy_application("7.03125"), toy_application("10.78125"));
     const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 4), profile,
-                                          "job_id,submit_time,num_gpus,model\nA,0,1,a\nB,200,1,b\n");
+                                          "job_id,submit_time,num_gpus,duration,model\nA,0,1,1,a\nB,200,1,1,b\n");
     const RunOutcome o = simulate(in, pollux_artifact_config("pollux"));
     REQUIRE(o.summary.finished == 2);
     const JobInfo& a = o.jobs[0];
@@ -121,7 +121,7 @@ TEST_CASE("tiresias-elastic and las-elastic by hand: spare GPUs to the largest g
     const std::string profile =
         fmt::format(R"({{"models": {{"a": {}, "b": {}}}}})", toy_application("13.75", "0.5"), toy_application("8.125"));
     const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 4), profile,
-                                          "job_id,submit_time,num_gpus,model\nA,0,1,a\nB,100,2,b\n");
+                                          "job_id,submit_time,num_gpus,duration,model\nA,0,1,1,a\nB,100,2,1,b\n");
     for (const char* policy : {"tiresias-elastic", "las-elastic"}) {
         INFO(policy);
         const RunOutcome o = run_policy(in, policy);
@@ -196,8 +196,8 @@ double mean_avg_jct(const std::string& policy, const std::string& params = "") {
         RunConfig c = pollux_artifact_config(policy);
         c.trace = fmt::format("{}/traces/pollux/workloads/workload-{}.csv", DLSIM_SHARED_DATA, w);
         c.trace_format = "pollux";
-        c.cluster = std::string(DLSIM_SOURCE_DIR) + "/models/clusters/pollux_16x4_t4.json";
-        c.profiles = std::string(DLSIM_SOURCE_DIR) + "/models/profiles/pollux_elastic.json";
+        c.cluster = fmt::format("{}/models/clusters/pollux_16x4_t4.json", DLSIM_SOURCE_DIR);
+        c.profiles = fmt::format("{}/models/profiles/pollux_elastic.json", DLSIM_SOURCE_DIR);
         if (!params.empty()) add_param(c, params);
         const RunOutcome o = simulate(load_inputs(c), c);
         INFO(policy << " " << params << " workload-" << w);
