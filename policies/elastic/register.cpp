@@ -3,6 +3,7 @@
 #include "policies/elastic/register.hpp"
 
 #include "policies/elastic/afs.hpp"
+#include "policies/elastic/elastic_queue.hpp"
 #include "policies/elastic/interval_tiresias.hpp"
 #include "policies/elastic/optimus.hpp"
 #include "policies/elastic/pollux.hpp"
@@ -110,6 +111,20 @@ void register_elastic_policies(PolicyRegistry& r) {
                    p.get("variant") == "one-each" ? AfsVariant::OneEach : AfsVariant::Concept, p.get_double("eps"),
                    to_time(p.get_double("interval")));
            }});
+    // Elastic tiresias and las: the queue policies' own entries (registered before these) with an interval.
+    for (const auto& [name, base] : {std::pair{"tiresias-elastic", "tiresias"}, std::pair{"las-elastic", "las"}}) {
+        const RegistryEntry<Policy>& queue = r.find(base);
+        std::vector<ParamSpec> params = queue.params;
+        params.push_back(interval_param());
+        Factory<Policy> make = queue.make;
+        r.add({name,
+               std::string(base) +
+                   " whose running elastic jobs also take the GPUs no waiting job can use: one at a time to the "
+                   "largest goodput gain, every interval; back to their gangs before a start needs them",
+               std::move(params), [make](const Params& p, const MakeContext& context) {
+                   return std::make_unique<ElasticQueuePolicy>(make(p, context), p.get_double("interval"));
+               }});
+    }
 }
 
 }  // namespace dlsim
