@@ -68,7 +68,7 @@ std::vector<PolluxPolicy::Shape> PolluxPolicy::plan(const ClusterView& view, Gpu
     const double scale = static_cast<double>(nodes_of_type) / total;  // one node's dominant share = 1
     const int fair = static_cast<int>(std::ceil(static_cast<double>(total) / static_cast<double>(jobs)));
     cost_.assign(jobs * n_shapes, kInf);
-    std::vector<double> speedup(jobs * n_shapes, 0.0);
+    speedup_.assign(jobs * n_shapes, 0.0);
     for (std::size_t i = 0; i < jobs; ++i) {
         const JobIdx j = active_[i];
         const JobInfo& info = view.job(j);
@@ -94,7 +94,7 @@ std::vector<PolluxPolicy::Shape> PolluxPolicy::plan(const ClusterView& view, Gpu
                 sp *= scale;
                 if (!(s == now_shape)) sp *= restart_factor;
             }
-            speedup[i * n_shapes + c] = sp;
+            speedup_[i * n_shapes + c] = sp;
             double cost;
             if (o_.p < 0)
                 cost = std::pow(sp + 1e-3, o_.p);
@@ -135,7 +135,7 @@ std::vector<PolluxPolicy::Shape> PolluxPolicy::plan(const ClusterView& view, Gpu
     for (std::size_t i = jobs; i-- > 0;) {
         const std::uint8_t c = choice_[i * width + used];
         out[i] = shapes_[c];
-        const double sp = speedup[i * n_shapes + c];
+        const double sp = speedup_[i * n_shapes + c];
         sum += o_.p != 0 ? std::pow(sp + 1e-3, o_.p) : std::log(std::max(sp, 1e-3));
         used -= static_cast<std::size_t>(shapes_[c].gpus);
     }

@@ -23,7 +23,7 @@ public:
         double interval = 60;       ///< s between re-plans (decisions only at multiples of it)
         double p = -1;              ///< power-mean exponent (< 0: fairer; 0: geometric mean)
         double restart_delay = 30;  ///< s: the restart penalty's delay
-        int max_nodes = 16;         ///< nodes one job may span
+        int max_nodes = 16;         ///< nodes one job may span (at most 250: shapes are indexed by a byte)
         int max_gpus = 64;          ///< GPUs one job may hold (the artifact's limit)
     };
     explicit PolluxPolicy(Options o) : o_(o) {}

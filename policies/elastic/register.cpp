@@ -42,7 +42,7 @@ RegistryEntry<Policy> pollux_entry(std::string name, std::string description) {
               "16",
               "nodes one job may span",
               {},
-              ParamRange{.lo = 1, .hi = 1e6, .noun = "an integer"}},
+              ParamRange{.lo = 1, .hi = 250, .noun = "an integer"}},
              {"max_gpus",
               ParamType::Int,
               "64",
