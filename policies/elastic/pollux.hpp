@@ -51,7 +51,7 @@ private:
     double last_objective_ = 0;
     // Scratch reused across ticks.
     std::vector<Shape> shapes_;
-    std::vector<double> cost_;          // [job][shape]
+    std::vector<double> cost_, speedup_;  // [job][shape]
     std::vector<double> best_, next_;   // DP over GPUs used
     std::vector<std::uint8_t> choice_;  // [job][gpus]: shape index chosen (0xff: none)
 };
