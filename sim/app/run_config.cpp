@@ -453,7 +453,7 @@ const RunConfigKey kTable[] = {
      .help = "restart_model per_model: seconds per restart by model name (repeatable model=s; Sia's simulator: "
              "cifar10=50, deepspeech2=25, bert=120, yolov3=80, imagenet=250, ncf=15)",
      .default_text = "none",
-     .example = R"({"cifar10": 50, "bert": 120})",
+     .example = R"({"cifar10": "50", "bert": "120"})",
      .set =
          [](RunConfig& c, V v, W where) {
              for (const auto& [name, text] : v.params) {

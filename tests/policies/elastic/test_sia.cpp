@@ -122,7 +122,7 @@ Decisions tick(SiaPolicy& p, FakeView& v, std::vector<JobIdx> arrived) {
 
 }  // namespace
 
-TEST_CASE("sia: the integer program's optimum over two types, one job left out", "[policies]") {
+TEST_CASE("sia: the integer program's optimum over two types, one job left out", "[policies][unit]") {
     FakeView v;
     // Rows normalised by their smallest entry, then A = round(G^-0.5, 2) over (a1, a2, b1, b2):
     //   job 0: 1, 2, 3, 6       -> 1, 0.71, 0.58, 0.41
@@ -158,7 +158,8 @@ TEST_CASE("sia: the integer program's optimum over two types, one job left out",
     CHECK(d.next_call == to_time(60.0));
 }
 
-TEST_CASE("sia: the restart factor holds a running job, preserve_ckpt_allocs keeps a restarting one", "[policies]") {
+TEST_CASE("sia: the restart factor holds a running job, preserve_ckpt_allocs keeps a restarting one",
+          "[policies][unit]") {
     // One job on a1, goodputs a1 1, a2 1.2, b1 1.25, b2 1.25 (its row's minimum is 1). S = 30 s (no profile:
     // the default penalty), no restarts yet (N = 0).
     auto setup = [](FakeView& v) {
