@@ -40,9 +40,9 @@ double interpolate(const GoodputProfile& g, const std::vector<std::vector<double
 // Pollux's split of a local batch into (atomic_bsz, accum_steps): as few micro-batches of at most
 // max_local_bsz as fit, and at least one accumulation step on one GPU above M0 (its gradient statistics
 // need two micro-batches).
-BatchConfig split(const GoodputProfile& g, int replicas, double local_bsz, double total) {
+BatchConfig split(const GoodputProfile& g, int max_local, int replicas, double local_bsz, double total) {
     BatchConfig b;
-    b.accum_steps = ceil_eps(local_bsz / g.max_local_bsz) - 1;
+    b.accum_steps = ceil_eps(local_bsz / max_local) - 1;
     if (replicas == 1 && total > g.init_batch_size + kEps) b.accum_steps = std::max(b.accum_steps, 1);
     b.atomic_bsz = ceil_eps(local_bsz / (b.accum_steps + 1));
     return b;
@@ -124,10 +124,11 @@ GoodputPoint evaluate(const GoodputProfile& g, const PerfParams& p, int nodes, i
 }
 
 GoodputPoint best_batch(const GoodputProfile& g, const PerfParams& p, int nodes, int replicas, int epoch) {
-    if (replicas < 1 || static_cast<long long>(replicas) * g.min_local_bsz > g.max_batch_size) return {};
+    const int min_local = g.min_local(p), max_local = g.max_local(p);
+    if (replicas < 1 || static_cast<long long>(replicas) * min_local > g.max_batch_size) return {};
     // The job knows the noise scale it measures: the statistics at M0 for the whole candidate sweep.
     const auto [sqr, var] = g.grad_stats(g.init_batch_size, epoch);
-    const double lo = std::max<double>(g.init_batch_size, static_cast<double>(g.min_local_bsz) * replicas);
+    const double lo = std::max<double>(g.init_batch_size, static_cast<double>(min_local) * replicas);
     const double hi = g.max_batch_size;
     // numpy.geomspace(lo, hi, 50): log-spaced, the ends exact.
     const double log_lo = std::log10(lo), step = (std::log10(hi) - log_lo) / (kCandidates - 1);
@@ -136,8 +137,8 @@ GoodputPoint best_batch(const GoodputProfile& g, const PerfParams& p, int nodes,
     bool found = false;
     for (int i = 0; i < kCandidates; ++i) {
         const double total = i == 0 ? lo : i == kCandidates - 1 ? hi : std::pow(10.0, log_lo + i * step);
-        const BatchConfig b = split(g, replicas, total / replicas, total);
-        if (b.atomic_bsz < g.min_local_bsz || b.atomic_bsz > g.max_local_bsz) continue;
+        const BatchConfig b = split(g, max_local, replicas, total / replicas, total);
+        if (b.atomic_bsz < min_local || b.atomic_bsz > max_local) continue;
         const double m = static_cast<double>(replicas) * b.atomic_bsz * (b.accum_steps + 1);
         const double gp = m / step_seconds(p, nodes, replicas, b) * efficiency(sqr, var, g.init_batch_size, m);
         if (!found || gp > best) best = gp, chosen = b, found = true;  // the first maximum wins
@@ -151,7 +152,7 @@ GoodputPoint fixed_batch(const GoodputProfile& g, const PerfParams& p, int nodes
                          int epoch) {
     if (replicas < 1 || batch_size < 1) return {};
     const double local = ceil_eps(static_cast<double>(batch_size) / replicas);
-    BatchConfig b = split(g, replicas, local, batch_size);
+    BatchConfig b = split(g, g.max_local(p), replicas, local, batch_size);
     cap(g, replicas, b);
     if (b.atomic_bsz < 1) return {};
     return evaluate(g, p, nodes, replicas, b, epoch);

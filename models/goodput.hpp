@@ -22,6 +22,9 @@ struct PerfParams {
     double alpha_n = 0, beta_n = 0;  ///< network across nodes: s, s per replica beyond 2
     double alpha_r = 0, beta_r = 0;  ///< network within a node: s, s per replica beyond 2
     double gamma = 1;                ///< compute/network overlap, in [1, 10]
+    /// Per-GPU micro-batch limits on this type (Sia measures each type over its own range and memory):
+    /// 0 = the application's (GoodputProfile::min_local_bsz / max_local_bsz).
+    int min_local_bsz = 0, max_local_bsz = 0;
 };
 
 /// How a job's total batch is split: M = replicas × atomic_bsz × (accum_steps + 1).
@@ -75,6 +78,9 @@ struct GoodputProfile {
     double iterations_at(double batch_size, int epoch) const;
     /// The parameters for a GPU type (lower-cased), or nullptr if the application was not measured there.
     const PerfParams* perf_for(const std::string& gpu_type) const;
+    /// The micro-batch limits on a type with parameters p: p's where set, else the application's.
+    int min_local(const PerfParams& p) const { return p.min_local_bsz > 0 ? p.min_local_bsz : min_local_bsz; }
+    int max_local(const PerfParams& p) const { return p.max_local_bsz > 0 ? p.max_local_bsz : max_local_bsz; }
 };
 
 /// Seconds per optimizer step.
@@ -85,11 +91,11 @@ double efficiency(double grad_sqr, double grad_var, double init_batch_size, doub
 /// Goodput of an explicit configuration in `epoch`.
 GoodputPoint evaluate(const GoodputProfile& g, const PerfParams& p, int nodes, int replicas, BatchConfig b, int epoch);
 /// Pollux's batch choice: the best of 50 geometrically spaced total batch sizes from max(M0,
-/// min_local_bsz·replicas) to max_batch_size, each split into (atomic_bsz ≤ max_local_bsz, accum_steps)
-/// (at least one accumulation step on one GPU above M0), then atomic_bsz capped at
-/// ⌊max_batch_size / (replicas·(accum_steps+1))⌋. The choice weighs efficiency with the statistics at
-/// (M0, epoch), the noise scale the job measures; the point returned is evaluated at the batch chosen.
-/// goodput 0 when no candidate is valid (replicas·min_local_bsz > max_batch_size).
+/// min_local_bsz·replicas) (here and below, the micro-batch limits are the type's, GoodputProfile::min_local) to
+/// max_batch_size, each split into (atomic_bsz ≤ max_local_bsz, accum_steps) (at least one accumulation step on one GPU
+/// above M0), then atomic_bsz capped at ⌊max_batch_size / (replicas·(accum_steps+1))⌋. The choice weighs efficiency
+/// with the statistics at (M0, epoch), the noise scale the job measures; the point returned is evaluated at the batch
+/// chosen. goodput 0 when no candidate is valid (replicas·min_local_bsz > max_batch_size).
 GoodputPoint best_batch(const GoodputProfile& g, const PerfParams& p, int nodes, int replicas, int epoch);
 /// A fixed total batch (the trace's batch_size, kept by policies that do not adapt it): split as Pollux's
 /// simulator does for a target batch, atomic_bsz capped as in best_batch.

@@ -107,10 +107,12 @@ void check_pairs(const ProfileSet& set, const std::string& file) {
             }
 }
 
-// One PerfParams: every parameter a number >= 0, gamma in [1, 10].
+// One PerfParams: every parameter a number >= 0, gamma in [1, 10]; optional micro-batch limits of the type.
 PerfParams parse_perf(const jf::Json& v, const std::string& file, const std::string& path) {
     jf::require_object(v, file, path);
-    jf::check_keys(v, file, path, {"alpha_c", "beta_c", "alpha_n", "beta_n", "alpha_r", "beta_r", "gamma"});
+    jf::check_keys(
+        v, file, path,
+        {"alpha_c", "beta_c", "alpha_n", "beta_n", "alpha_r", "beta_r", "gamma", "min_local_bsz", "max_local_bsz"});
     PerfParams p;
     const std::pair<const char*, double*> fields[] = {{"alpha_c", &p.alpha_c}, {"beta_c", &p.beta_c},
                                                       {"alpha_n", &p.alpha_n}, {"beta_n", &p.beta_n},
@@ -123,6 +125,12 @@ PerfParams parse_perf(const jf::Json& v, const std::string& file, const std::str
     p.gamma = jf::number(v["gamma"], file, path + ".gamma", 1);
     if (p.gamma > 10) jf::fail(file, path + ".gamma", "a number in [1, 10]", &v["gamma"]);
     if (p.alpha_c + p.beta_c <= 0) jf::fail(file, path, "a compute time: alpha_c or beta_c > 0", &v);
+    if (v.contains("min_local_bsz"))
+        p.min_local_bsz =
+            static_cast<int>(jf::integer(v["min_local_bsz"], file, path + ".min_local_bsz", 1, kMaxBatch));
+    if (v.contains("max_local_bsz"))
+        p.max_local_bsz =
+            static_cast<int>(jf::integer(v["max_local_bsz"], file, path + ".max_local_bsz", 1, kMaxBatch));
     return p;
 }
 
@@ -177,9 +185,18 @@ GoodputProfile parse_goodput(const jf::Json& v, const std::string& file, const s
     if (!v.contains("perf")) jf::fail(file, path + ".perf", "an object of step-time parameters by GPU type");
     const auto& perf = jf::require_object(v["perf"], file, path + ".perf");
     if (perf.empty()) jf::fail(file, path + ".perf", "parameters for at least one GPU type", &perf);
-    for (const auto& [type, x] : perf.items())
-        if (!g.perf.emplace(lower_ascii(type), parse_perf(x, file, path + ".perf." + type)).second)
-            jf::fail(file, path + ".perf." + type, "each GPU type once (names are case-insensitive)");
+    for (const auto& [type, x] : perf.items()) {
+        const std::string tpath = path + ".perf." + type;
+        const PerfParams p = parse_perf(x, file, tpath);
+        if (!g.perf.emplace(lower_ascii(type), p).second)
+            jf::fail(file, tpath, "each GPU type once (names are case-insensitive)");
+        if (g.max_local(p) < g.min_local(p))
+            jf::fail(file, tpath + (p.max_local_bsz > 0 ? ".max_local_bsz" : ".min_local_bsz"),
+                     fmt::format("min_local_bsz {} <= max_local_bsz {} on this type", g.min_local(p), g.max_local(p)),
+                     &x);
+        if (g.max_batch_size < g.min_local(p))
+            jf::fail(file, tpath + ".min_local_bsz", fmt::format("at most max_batch_size = {}", g.max_batch_size), &x);
+    }
 
     if (!v.contains("validation")) jf::fail(file, path + ".validation", "an object of validation tables by batch size");
     const auto& validation = jf::require_object(v["validation"], file, path + ".validation");

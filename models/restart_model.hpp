@@ -8,8 +8,10 @@
 #include "models/profile.hpp"
 #include "models/rate_model.hpp"
 
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -50,6 +52,11 @@ private:
     Time cost_;
 };
 
+/// restart_model per_model: a cost per model from a table by model name (`restart_costs`), `--restart-cost`
+/// for a model not listed: Sia's simulator charges cifar10 50, deepspeech2 25, bert 120, yolov3 80,
+/// imagenet 250, ncf 15 and 30 s otherwise (sia-simulator/applications.py). Built as a CheckpointRestart
+/// over that table (the class charges any per-model table).
+///
 /// restart_model checkpoint: a fixed part (launch and warm-up, `--restart-cost`) plus
 /// saving and loading the checkpoint, 2 × params × bytes per parameter ÷ storage bandwidth. A model
 /// whose profile has no `params` (and a job without a model) pays the fixed part only. The save is charged
@@ -97,33 +104,37 @@ private:
 };
 
 /// restart_first_start: a first start costs `first_cost` too (Pollux's and Sia's simulators charge their
-/// restart delay on every allocation, the first included); every other change is `inner`'s.
+/// restart delay on every allocation, the first included), or `per_model[m]` for model m when given (the
+/// per_model restart model's table); every other change is `inner`'s.
 class WithFirstStartCost final : public RestartModel {
 public:
-    WithFirstStartCost(std::unique_ptr<RestartModel> inner, Time first_cost)
-        : inner_(std::move(inner)), first_cost_(first_cost) {}
+    WithFirstStartCost(std::unique_ptr<RestartModel> inner, Time first_cost, std::vector<Time> per_model = {})
+        : inner_(std::move(inner)), first_cost_(first_cost), per_model_(std::move(per_model)) {}
     Time cost(const RestartContext& c) const override {
-        if (c.from == nullptr && !c.ran_before) return first_cost_;
+        if (c.from == nullptr && !c.ran_before) return c.model < per_model_.size() ? per_model_[c.model] : first_cost_;
         return inner_->cost(c);
     }
 
 private:
     std::unique_ptr<RestartModel> inner_;
     Time first_cost_;
+    std::vector<Time> per_model_;
 };
 
 /// Which restart model a run uses and its parameters (run config keys of the same names).
 struct RestartSpec {
-    enum class Kind { Fixed, Checkpoint, Helios };
+    enum class Kind { Fixed, Checkpoint, Helios, PerModel };
     Kind kind = Kind::Fixed;
     double restart_cost = 0;                 ///< s: fixed's whole charge, checkpoint's fixed part
     double checkpoint_bytes_per_param = 12;  ///< 4 weights + 8 Adam moments (fp32)
     double storage_bandwidth = 2;            ///< GB/s (1e9 bytes/s), for saving and loading
     std::optional<double> migration_cost;    ///< s per move; unset: a move costs a restart
     bool first_start = false;                ///< a first start costs restart_cost too (Pollux, Sia)
+    /// per_model: seconds per restart by model name (profile names, exact); others pay restart_cost.
+    std::map<std::string, double> restart_costs;
 };
 
-/// "fixed", "checkpoint", "helios"; nullopt otherwise.
+/// "fixed", "checkpoint", "helios", "per_model"; nullopt otherwise.
 std::optional<RestartSpec::Kind> parse_restart_kind(std::string_view name);
 std::string_view restart_kind_name(RestartSpec::Kind kind);
 

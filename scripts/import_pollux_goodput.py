@@ -26,9 +26,17 @@ Per application:
 The script prints each application's parameters and the mean absolute percentage error of the modelled
 step time over the measured points. Needs numpy and scipy.
 
+Sia mode (--sia): the same applications with step-time parameters per GPU type, for Sia (Jayaram
+Subramanya et al., SOSP'23; github.com/siasosp23/artifacts, sia-simulator/traces/<app>/): t4 from Pollux's
+files, a100 from placements-dgx-ext.csv/scalability-dgx-ext.csv, rtx from -rtx, v100 from -azure, quadro
+from -quad, each fitted as above; each type's entry carries its own min_local_bsz/max_local_bsz, the
+extremes of its placements file as Sia's applications.py takes them (deepspeech2 on rtx: 57, its override;
+yolov3 on t4: 16, Sia having no memory override there); validation tables from Pollux's.
+
 usage: python3 scripts/import_pollux_goodput.py POLLUX_DATA > models/profiles/pollux_elastic.json
-  POLLUX_DATA holds <app>/placements.csv, scalability.csv and validation-<B>.csv for each application.
-  The fit report goes to stderr.
+       python3 scripts/import_pollux_goodput.py POLLUX_DATA --sia SIA_DATA > models/profiles/sia_elastic.json
+  POLLUX_DATA holds <app>/placements.csv, scalability.csv and validation-<B>.csv for each application;
+  SIA_DATA holds <app>/placements-<type>.csv and scalability-<type>.csv. The fit report goes to stderr.
 """
 import csv
 import glob
@@ -41,6 +49,7 @@ import numpy as np
 import scipy.optimize
 
 COMMIT = "c793c7089bd307462686339d29707925c461f9a9"
+SIA_COMMIT = "aaf7a0de7b6cb5eab06ea020467ede5d2fd18e70"
 EPS = 1e-8
 
 # The artifact's applications.py: completion after max_epochs (no target metric), yolov3's memory limit.
@@ -61,14 +70,15 @@ def read(path):
         return list(csv.DictReader(f))
 
 
-def measured_points(app_dir):
-    """(nodes, replicas, local_bsz, step_time, sync_time) arrays over placements.csv then scalability.csv."""
+def measured_points(app_dir, suffix=""):
+    """(nodes, replicas, local_bsz, step_time, sync_time) arrays over placements<suffix>.csv then
+    scalability<suffix>.csv."""
     rows = []
-    for r in read(os.path.join(app_dir, "placements.csv")):
+    for r in read(os.path.join(app_dir, f"placements{suffix}.csv")):
         p = r["placement"]
         rows.append((len(p), sum(int(c) for c in p), int(r["local_bsz"]), float(r["step_time"]),
                      float(r["sync_time"])))
-    for r in read(os.path.join(app_dir, "scalability.csv")):
+    for r in read(os.path.join(app_dir, f"scalability{suffix}.csv")):
         rows.append((int(r["num_nodes"]), int(r["num_replicas"]), int(r["local_bsz"]), float(r["step_time"]),
                      float(r["sync_time"])))
     cols = list(zip(*rows))
@@ -227,14 +237,66 @@ def dump(doc):
     return "\n".join(out) + "\n"
 
 
-def main(data):
-    models = {app: application(data, app, consts) for app, consts in APPS.items()}
-    doc = {
-        "schema": "dlsim.profile/1",
-        "source": "Pollux (OSDI'21), github.com/petuum/adaptdl branch osdi21-artifact @ " + COMMIT +
+# Sia's GPU types: dlsim's name, the suffix of Sia's measurement files (sia-simulator/simulator_config.py).
+# t4 is Pollux's own data (Sia's -aws files are blob-identical to it).
+SIA_TYPES = [("a100", "-dgx-ext"), ("rtx", "-rtx"), ("v100", "-azure"), ("quadro", "-quad")]
+# Sia's applications.py caps deepspeech2's micro-batch on rtx below the largest measured one.
+SIA_MAX_LOCAL = {("deepspeech2", "rtx"): 57}
+
+
+def sia_application(pollux, sia, app, consts):
+    """Pollux's model of `app` plus, per Sia GPU type, parameters fitted the same way on Sia's files and the
+    per-GPU micro-batch limits Sia's applications.py takes from them (the extremes of placements-<type>.csv)."""
+    model = application(pollux, app, consts)
+    g = model["goodput"]
+    init_bs = g["init_batch_size"]
+    t4_local = [int(r["local_bsz"]) for r in read(os.path.join(pollux, app, "placements.csv"))]
+    # Sia's aws application has no yolov3 override: its limits are the file's extremes too.
+    g["perf"]["t4"].update(min_local_bsz=min(t4_local), max_local_bsz=max(t4_local))
+    fitted = ["t4 (Pollux's files)"]
+    for gpu, suffix in SIA_TYPES:
+        app_dir = os.path.join(sia, app)
+        if not os.path.exists(os.path.join(app_dir, f"placements{suffix}.csv")):
+            continue
+        nodes, replicas, bsz, step_time, sync_time = measured_points(app_dir, suffix)
+        x = fit(nodes, replicas, bsz, step_time, sync_time)
+        _, log_optim = predict(x, nodes, replicas, bsz)
+        mape = float(np.mean(np.abs(np.exp(log_optim) / step_time - 1)))
+        local = [int(r["local_bsz"]) for r in read(os.path.join(app_dir, f"placements{suffix}.csv"))]
+        lo, hi = min(local), SIA_MAX_LOCAL.get((app, gpu), max(local))
+        step, _ = single_gpu_step(x, init_bs, hi)
+        print(f"{app} {gpu}: " + ", ".join(f"{k} {v:.6g}" for k, v in zip(NAMES, x)) +
+              f"; step-time MAPE {100 * mape:.2f}% over {len(step_time)} points", file=sys.stderr)
+        g["perf"][gpu] = {**dict(zip(NAMES, x)), "min_local_bsz": lo, "max_local_bsz": hi}
+        model["throughput"][gpu] = 1.0 / step
+        fitted.append(f"{gpu} ({sia_file(suffix)}, MAPE {100 * mape:.1f}% over {len(step_time)} points)")
+    model["description"] = (f"Sia application '{app}': Pollux's goodput model per GPU type, fitted to "
+                            + ", ".join(fitted) + f"; throughput = optimizer steps/s on one GPU of each type at "
+                            f"the initial batch size {init_bs}, from the fitted model")
+    return model
+
+
+def sia_file(suffix):
+    return f"placements{suffix}.csv + scalability{suffix}.csv"
+
+
+def main(data, sia=None):
+    if sia is None:
+        models = {app: application(data, app, consts) for app, consts in APPS.items()}
+        source = ("Pollux (OSDI'21), github.com/petuum/adaptdl branch osdi21-artifact @ " + COMMIT +
                   " (Apache-2.0): simulator/traces/<app>/placements.csv, scalability.csv and validation-<B>.csv "
                   "(4x T4 per node); step-time parameters fitted with Pollux's objective by "
-                  "scripts/import_pollux_goodput.py",
+                  "scripts/import_pollux_goodput.py")
+    else:
+        models = {app: sia_application(data, sia, app, consts) for app, consts in APPS.items()}
+        source = ("t4 and validation tables: Pollux (OSDI'21), github.com/petuum/adaptdl branch osdi21-artifact @ " +
+                  COMMIT + " (Apache-2.0), simulator/traces/<app>/; a100, rtx, v100, quadro: Sia (SOSP'23), "
+                  "github.com/siasosp23/artifacts @ " + SIA_COMMIT + ", sia-simulator/traces/<app>/"
+                  "placements-<type>.csv and scalability-<type>.csv (dgx-ext, rtx, azure, quad); step-time "
+                  "parameters fitted per type with Pollux's objective by scripts/import_pollux_goodput.py --sia")
+    doc = {
+        "schema": "dlsim.profile/1",
+        "source": source,
         "units": "iterations/s",
         "models": models,
     }
@@ -242,6 +304,9 @@ def main(data):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) == 2:
+        main(sys.argv[1])
+    elif len(sys.argv) == 4 and sys.argv[2] == "--sia":
+        main(sys.argv[1], sys.argv[3])
+    else:
         sys.exit(__doc__)
-    main(sys.argv[1])

@@ -7,6 +7,11 @@
 #include "policies/elastic/interval_tiresias.hpp"
 #include "policies/elastic/optimus.hpp"
 #include "policies/elastic/pollux.hpp"
+#include "policies/elastic/sia.hpp"
+
+#include "models/base/input_error.hpp"
+
+#include <fmt/format.h>
 
 namespace dlsim {
 
@@ -76,6 +81,63 @@ RegistryEntry<Policy> pollux_tiresias_entry() {
             }};
 }
 
+RegistryEntry<Policy> sia_entry() {
+    return {"sia",
+            "Sia (SOSP'23): every interval, one configuration (GPU type, nodes, GPUs) per job by an integer program "
+            "over goodputs normalised per job (p = -0.5, lambda_n = 1.1, GLPK's MIP solver); jobs still restarting "
+            "keep theirs",
+            {interval_param(),
+             {"p",
+              ParamType::Double,
+              "-0.5",
+              "exponent of the normalised goodputs (< 0: minimise the sum of G^p; > 0: maximise it)",
+              {},
+              ParamRange{.lo = -10, .hi = 10, .noun = "a non-zero number"}},
+             {"lambda_n",
+              ParamType::Double,
+              "1.1",
+              "the objective's charge per job left without GPUs (must exceed 1, a job's smallest useful G^p)",
+              {},
+              ParamRange{.lo = -1e6, .hi = 1e6, .noun = "a number"}},
+             {"clip",
+              ParamType::Double,
+              "3000",
+              "largest entry of round(G^p, 2)",
+              {},
+              ParamRange{.lo = 1, .hi = 1e12, .noun = "a number"}},
+             {"max_gpus",
+              ParamType::Int,
+              "64",
+              "GPUs one configuration may hold",
+              {},
+              ParamRange{.lo = 1, .hi = 1e7, .noun = "an integer"}},
+             {"preserve_ckpt_allocs",
+              ParamType::Bool,
+              "true",
+              "a job still paying its restart keeps its configuration (Sia's simulator_config.py)",
+              {}}},
+            [](const Params& p, const MakeContext& ctx) {
+                SiaPolicy::Options o;
+                o.interval = p.get_double("interval");
+                o.p = p.get_double("p");
+                o.lambda_n = p.get_double("lambda_n");
+                o.clip = p.get_double("clip");
+                o.max_gpus = static_cast<int>(p.get_int("max_gpus"));
+                o.preserve_ckpt_allocs = p.get_bool("preserve_ckpt_allocs");
+                if (o.p == 0) throw InputError("sia: parameter p: expected a non-zero number, got 0");
+                if (o.p < 0 ? o.lambda_n <= 1 : o.lambda_n >= 0)
+                    throw InputError(
+                        fmt::format("sia: parameter lambda_n: expected a number {} with p = {} (an unallocated job "
+                                    "must score worse than "
+                                    "its smallest useful configuration), got {}",
+                                    o.p < 0 ? "above 1" : "below 0", o.p, o.lambda_n));
+                if (ctx.profiles != nullptr)
+                    for (const ModelProfile& m : ctx.profiles->models)
+                        o.restart_penalty.push_back(SiaPolicy::sia_restart_penalty(m.name));
+                return std::make_unique<SiaPolicy>(std::move(o));
+            }};
+}
+
 }  // namespace
 
 void register_elastic_policies(PolicyRegistry& r) {
@@ -83,6 +145,7 @@ void register_elastic_policies(PolicyRegistry& r) {
                        "Pollux (OSDI'21): every interval, the allocation maximising the p = -1 power mean of goodput "
                        "speedups with a restart penalty; batch sizes adapted by the elastic model"));
     r.add(pollux_tiresias_entry());
+    r.add(sia_entry());
     r.add(
         {"optimus",
          "Pollux's Optimus+Oracle: every interval one GPU per job, then each next GPU to the largest cut in remaining "

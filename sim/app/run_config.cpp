@@ -430,10 +430,11 @@ const RunConfigKey kTable[] = {
      .kind = K::Choice,
      .help = "what a restart costs: fixed (--restart-cost s), checkpoint (--restart-cost s plus saving and loading "
              "the model's checkpoint, 2 x params x --checkpoint-bytes-per-param / --storage-bandwidth; see "
-             "models/README.md) or helios (7 s on 1 GPU, 30 s on up to 8, 60 s above)",
+             "models/README.md), helios (7 s on 1 GPU, 30 s on up to 8, 60 s above) or per_model (--restart-costs "
+             "by model name, --restart-cost for the others)",
      .default_text = "fixed",
      .example = R"("checkpoint")",
-     .choices = "fixed|checkpoint|helios",
+     .choices = "fixed|checkpoint|helios|per_model",
      .set = [](RunConfig& c, V v, W) { c.restart.kind = *parse_restart_kind(v.text); },
      // Its parameters are echoed with it (they change nothing under another model).
      .echo =
@@ -444,7 +445,25 @@ const RunConfigKey kTable[] = {
                  m["checkpoint_bytes_per_param"] = c.restart.checkpoint_bytes_per_param;
                  m["storage_bandwidth"] = c.restart.storage_bandwidth;
              }
+             if (c.restart.kind == RestartSpec::Kind::PerModel) m["restart_costs"] = c.restart.restart_costs;
              id["restart_model"] = m;
+         }},
+    {.key = "restart_costs",
+     .kind = K::Params,
+     .help = "restart_model per_model: seconds per restart by model name (repeatable model=s; Sia's simulator: "
+             "cifar10=50, deepspeech2=25, bert=120, yolov3=80, imagenet=250, ncf=15)",
+     .default_text = "none",
+     .example = R"({"cifar10": "50", "bert": "120"})",
+     .set =
+         [](RunConfig& c, V v, W where) {
+             for (const auto& [name, text] : v.params) {
+                 double seconds = -1;
+                 const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+                 if (ec != std::errc() || ptr != text.data() + text.size() || !(seconds >= 0 && seconds <= 1e12))
+                     throw InputError(fmt::format("{}: restart_costs.{}: expected seconds in [0, 1e12], got '{}'",
+                                                  where, name, text));
+                 c.restart.restart_costs[name] = seconds;
+             }
          }},
     {.key = "checkpoint_bytes_per_param",
      .kind = K::Number,

@@ -353,6 +353,46 @@ TEST_CASE("goodput block: a well-formed block loads, sorted by batch size", "[ba
     CHECK(g.completion_work() == 16);  // M0 × the smaller progress at the end of epoch 1
 }
 
+TEST_CASE("goodput block: a type's own micro-batch limits replace the application's in the batch choice",
+          "[bad-input]") {
+    // The gamma slot takes the rest of the t4 entry: limits 4..4 on t4 against the application's 2..8.
+    const ProfileSet typed =
+        parse_profiles(profile_with(block(R"(2, "min_local_bsz": 4, "max_local_bsz": 4)", "[1, 2]")), "p.json");
+    const ProfileSet plain = parse_profiles(profile_with(block("2", "[1, 2]")), "p.json");
+    const GoodputProfile& g = *typed.models.at(0).goodput;
+    const GoodputProfile& a = *plain.models.at(0).goodput;
+    const PerfParams& p = *g.perf_for("t4");
+    CHECK(p.min_local_bsz == 4);
+    CHECK(p.max_local_bsz == 4);
+    CHECK(g.min_local(p) == 4);
+    CHECK(g.max_local(p) == 4);
+    CHECK(a.min_local(*a.perf_for("t4")) == 2);  // 0 in the entry: the application's
+    CHECK(a.max_local(*a.perf_for("t4")) == 8);
+    // Batch 8 on one GPU: the application's limit 8 takes it in one micro-batch; the type's limit 4 needs
+    // ceil(8/4) - 1 = 1 accumulation step of 4.
+    CHECK(fixed_batch(a, *a.perf_for("t4"), 1, 1, 8, 0).batch.atomic_bsz == 8);
+    CHECK(fixed_batch(a, *a.perf_for("t4"), 1, 1, 8, 0).batch.accum_steps == 0);
+    const GoodputPoint f = fixed_batch(g, p, 1, 1, 8, 0);
+    CHECK(f.batch.atomic_bsz == 4);
+    CHECK(f.batch.accum_steps == 1);
+    // Step time 1·(0.1 + 0.04) + ((0.14)^2 + (1e-8 + 1e-8·1e-8)^2)^(1/2) = 0.28 s; batch 8: 8 / 0.28 samples/s.
+    CHECK(f.step_seconds == Approx(0.28).epsilon(1e-9));
+    CHECK(f.throughput == Approx(8 / 0.28).epsilon(1e-9));
+    // Pollux's choice: every candidate's micro-batch within [4, 4]; 4 GPUs × min 4 = 16 <= 16 still runs,
+    // 5 GPUs × 4 = 20 > 16 does not (the application's min 2 would allow 5 × 2 = 10).
+    const GoodputPoint b = best_batch(g, p, 1, 1, 0);
+    CHECK(b.batch.atomic_bsz == 4);
+    CHECK(best_batch(g, p, 1, 4, 0).goodput > 0);
+    CHECK(best_batch(g, p, 2, 5, 0).goodput == 0);
+    CHECK(best_batch(a, *a.perf_for("t4"), 2, 5, 0).goodput > 0);
+    // A type whose limits cross the application's are refused, naming the entry.
+    CHECK_THROWS_WITH(parse_profiles(profile_with(block(R"(2, "max_local_bsz": 1)", "[1, 2]")), "p.json"),
+                      Catch::Contains("models.m.goodput.perf.t4.max_local_bsz") &&
+                          Catch::Contains("min_local_bsz 2 <= max_local_bsz 1"));
+    CHECK_THROWS_WITH(parse_profiles(profile_with(block(R"(2, "min_local_bsz": 17)", "[1, 2]")), "p.json"),
+                      Catch::Contains("models.m.goodput.perf.t4") && Catch::Contains("17"));
+}
+
 TEST_CASE("goodput block: gamma outside [1, 10] and a table shorter than max_epochs name their JSON path",
           "[bad-input]") {
     CHECK_THROWS_WITH(parse_profiles(profile_with(block("11", "[1, 2]")), "p.json"),
