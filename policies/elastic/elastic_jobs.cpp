@@ -4,6 +4,22 @@
 
 namespace dlsim {
 
+void track_arrival_order(std::vector<JobIdx>& active, const Changes& changes) {
+    active.insert(active.end(), changes.arrived.begin(), changes.arrived.end());
+    if (!changes.finished.empty())
+        std::erase_if(active, [&](JobIdx j) {
+            return std::find(changes.finished.begin(), changes.finished.end(), j) != changes.finished.end();
+        });
+}
+
+bool interval_tick(const ClusterView& view, const Changes& changes, double interval_seconds, bool busy,
+                   Decisions& out) {
+    if (!busy) return false;
+    const Time interval = to_time(interval_seconds);
+    out.next_call = (view.now() / interval + 1) * interval;
+    return changes.timer;
+}
+
 void ActiveJobs::insert(JobIdx j) {
     const auto it = std::lower_bound(jobs_.begin(), jobs_.end(), j);
     if (it == jobs_.end() || *it != j) jobs_.insert(it, j);

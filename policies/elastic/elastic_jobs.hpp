@@ -8,6 +8,15 @@
 
 namespace dlsim {
 
+/// Keeps `active` as the jobs not yet finished in arrival order (the order of Changes::arrived): appends
+/// this call's arrivals, drops its finished jobs.
+void track_arrival_order(std::vector<JobIdx>& active, const Changes& changes);
+
+/// For a policy that decides only every `interval_seconds`, at its multiples (the artifacts' time-stepped
+/// simulators): while it has jobs left (`busy`), asks to be called at the next multiple after now; true
+/// when this call is one of those ticks (a timer call). Idle, it asks for nothing: the next arrival calls.
+bool interval_tick(const ClusterView& view, const Changes& changes, double interval_seconds, bool busy, Decisions& out);
+
 /// The jobs not yet finished, in trace order (JobIdx ascending), kept from the calls' Changes.
 class ActiveJobs {
 public:

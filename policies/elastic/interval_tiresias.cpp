@@ -10,10 +10,7 @@ void IntervalTiresiasPolicy::decide(const ClusterView& view, const Changes& chan
     arrived_.insert(arrived_.end(), changes.arrived.begin(), changes.arrived.end());
     for (JobIdx j : changes.finished)
         for (auto* q : {&q0_, &q1_}) std::erase(*q, j);
-    if (q0_.empty() && q1_.empty() && arrived_.empty()) return;  // no timer: the next arrival calls again
-    const Time interval = to_time(interval_);
-    out.next_call = (view.now() / interval + 1) * interval;
-    if (!changes.timer) return;
+    if (!interval_tick(view, changes, interval_, !(q0_.empty() && q1_.empty() && arrived_.empty()), out)) return;
     q0_.insert(q0_.end(), arrived_.begin(), arrived_.end());
     arrived_.clear();
     // Demotion: service = wall time holding GPUs × the gang's GPUs.

@@ -29,20 +29,11 @@ void PolluxPolicy::grow(JobIdx j) {
 }
 
 void PolluxPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
-    for (JobIdx j : changes.arrived) {
-        grow(j);
-        active_.push_back(j);
-    }
-    if (!changes.finished.empty())
-        std::erase_if(active_, [&](JobIdx j) {
-            return std::find(changes.finished.begin(), changes.finished.end(), j) != changes.finished.end();
-        });
-    if (active_.empty()) return;  // no timer: the next arrival calls again
-    const Time interval = to_time(o_.interval);
-    out.next_call = (view.now() / interval + 1) * interval;
+    for (JobIdx j : changes.arrived) grow(j);
+    track_arrival_order(active_, changes);
     // Decisions only at the interval's multiples: arrivals and completions in between wait for the next
     // tick (the artifact's simulator steps in whole intervals).
-    if (!changes.timer) return;
+    if (!interval_tick(view, changes, o_.interval, !active_.empty(), out)) return;
     const GpuTypeIdx type = elastic_pool_type(view.cluster());  // Pollux schedules one pool
     const std::vector<Shape> shapes = plan(view, type);
     apply(view, type, shapes, out);

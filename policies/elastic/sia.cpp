@@ -1,6 +1,7 @@
 #include "policies/elastic/sia.hpp"
 
 #include "models/base/input_error.hpp"
+#include "policies/elastic/elastic_jobs.hpp"
 
 #include <glpk.h>
 
@@ -60,19 +61,10 @@ std::vector<SiaPolicy::Config> SiaPolicy::configs(const Cluster& cluster) const 
 }
 
 void SiaPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {
-    for (JobIdx j : changes.arrived) {
-        grow(j);
-        active_.push_back(j);
-    }
-    if (!changes.finished.empty())
-        std::erase_if(active_, [&](JobIdx j) {
-            return std::find(changes.finished.begin(), changes.finished.end(), j) != changes.finished.end();
-        });
-    if (active_.empty()) return;  // no timer: the next arrival calls again
-    const Time interval = to_time(o_.interval);
-    out.next_call = (view.now() / interval + 1) * interval;
+    for (JobIdx j : changes.arrived) grow(j);
+    track_arrival_order(active_, changes);
     // Decisions only at the interval's multiples, as the artifact's simulator steps in whole intervals.
-    if (!changes.timer) return;
+    if (!interval_tick(view, changes, o_.interval, !active_.empty(), out)) return;
     apply(view, plan(view), out);
 }
 
