@@ -14,11 +14,16 @@ ElasticPerformance::ElasticPerformance(PerformanceModel& inner, const Cluster& c
         throw InternalError(
             fmt::format("elastic model: {} job models for {} batch sizes", job_model.size(), job_batch.size()));
     perf_.resize(by_model_.size());
+    measured_.resize(by_model_.size());
+    slowdown_.assign(by_model_.size(), 1.0);
     for (std::size_t m = 0; m < by_model_.size(); ++m) {
         perf_[m].assign(cluster.gpu_types.size(), nullptr);
+        measured_[m].assign(cluster.gpu_types.size(), nullptr);
         if (by_model_[m] == nullptr) continue;
-        for (std::size_t t = 0; t < cluster.gpu_types.size(); ++t)
+        for (std::size_t t = 0; t < cluster.gpu_types.size(); ++t) {
             perf_[m][t] = find_type_entry(by_model_[m]->perf, cluster.gpu_types[t]);
+            measured_[m][t] = find_type_entry(by_model_[m]->measured, cluster.gpu_types[t]);
+        }
     }
     jobs_.resize(job_model.size());
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
@@ -28,6 +33,13 @@ ElasticPerformance::ElasticPerformance(PerformanceModel& inner, const Cluster& c
         job.target_batch = job_batch[j];
         if (job.goodput != nullptr) job.remaining = job.goodput->completion_work();
     }
+}
+
+void ElasticPerformance::set_slowdowns(std::vector<double> slowdown_by_model) {
+    if (slowdown_by_model.size() != by_model_.size())
+        throw InternalError(
+            fmt::format("elastic model: {} slowdowns for {} models", slowdown_by_model.size(), by_model_.size()));
+    slowdown_ = std::move(slowdown_by_model);
 }
 
 void ElasticPerformance::bind(const ProgressSource& progress) {
@@ -46,6 +58,37 @@ GoodputPoint ElasticPerformance::point_for(const Job& job, GpuTypeIdx t, int nod
     if (adapt_batch_ && g.fixed_batch_size > 0) return fixed_batch(g, *p, nodes, gpus, g.fixed_batch_size, epoch);
     if (adapt_batch_) return best_batch(g, *p, nodes, gpus, epoch);
     return fixed_batch(g, *p, nodes, gpus, job.target_batch > 0 ? job.target_batch : g.init_batch_size, epoch);
+}
+
+const MeasuredSteps* ElasticPerformance::measured(const Job& job, GpuTypeIdx t) const {
+    return t < measured_[job.model].size() ? measured_[job.model][t] : nullptr;
+}
+
+double ElasticPerformance::true_step_seconds(JobIdx j, GpuTypeIdx t, std::span<const int> gpus_per_node,
+                                             BatchConfig b) const {
+    const Job& job = jobs_[j];
+    if (job.goodput == nullptr) return 0;
+    if (const MeasuredSteps* m = measured(job, t))
+        if (const auto s = m->at(gpus_per_node, b.atomic_bsz)) return s->step + b.accum_steps * (s->step - s->sync);
+    const PerfParams* p = perf(job, t);
+    if (p == nullptr) return 0;
+    int nodes = 0, replicas = 0;
+    for (const int g : gpus_per_node)
+        if (g > 0) ++nodes, replicas += g;
+    return step_seconds(*p, nodes, replicas, b);
+}
+
+GoodputPoint ElasticPerformance::rated_point(const Job& job) const {
+    GoodputPoint point = point_for(job, job.type, job.nodes, job.gpus, job.epoch);
+    if (point.goodput <= 0) return point;
+    if (const MeasuredSteps* m = measured(job, job.type))
+        if (const auto s = m->at(job.gpus_per_node, point.batch.atomic_bsz)) {
+            point.step_seconds = s->step + point.batch.accum_steps * (s->step - s->sync);
+            point.throughput = point.batch_size / point.step_seconds;
+            point.goodput = point.throughput * point.efficiency;
+        }
+    point.goodput /= slowdown_[job.model];
+    return point;
 }
 
 GoodputPoint ElasticPerformance::predict(JobIdx j, GpuTypeIdx t, int nodes, int gpus) const {
@@ -84,8 +127,10 @@ void ElasticPerformance::allocated(Time now, JobIdx j, ModelIdx model, const All
     job.type = a.gpu_type;
     job.nodes = static_cast<int>(a.shares.size());
     job.gpus = a.num_gpus();
+    job.gpus_per_node.clear();
+    for (const NodeShare& s : a.shares) job.gpus_per_node.push_back(s.gpus);
     job.epoch = epoch_for(*job.goodput, job.remaining);
-    job.point = point_for(job, job.type, job.nodes, job.gpus, job.epoch);
+    job.point = rated_point(job);
     changed.push_back({j, job.point.goodput, job.point.batch_size});
 }
 
@@ -120,7 +165,7 @@ void ElasticPerformance::progressed(Time now, JobIdx j, std::vector<RateChange>&
     }
     book(job, j, now);
     job.epoch = epoch_for(*job.goodput, job.remaining);
-    job.point = point_for(job, job.type, job.nodes, job.gpus, job.epoch);
+    job.point = rated_point(job);
     changed.push_back({j, job.point.goodput, job.point.batch_size});
 }
 

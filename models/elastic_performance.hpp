@@ -6,9 +6,14 @@
 // rated by the inner model, untouched. Elastic jobs do not take part in the inner model's network
 // contention: their step times are the measured ones of their application (Pollux's and Sia's
 // simulators model no interference either).
+//
+// As in those simulators, the batch size is chosen with the fitted step-time model (what the job's
+// scheduler believes) while the job progresses at its measured step times where the profile has them
+// (models/measured_steps.hpp; the fitted model elsewhere), divided by its model's calibration slowdown.
 #include "models/elastic_view.hpp"
 #include "models/performance_model.hpp"
 
+#include <span>
 #include <vector>
 
 namespace dlsim {
@@ -27,6 +32,9 @@ public:
     ElasticPerformance(PerformanceModel& inner, const Cluster& cluster,
                        std::vector<const GoodputProfile*> goodput_by_model, std::vector<ModelIdx> job_model,
                        std::vector<int> job_batch, bool adapt_batch);
+    /// Calibration: model m's jobs progress `slowdown_by_model[m]` times slower than measured (1: as measured;
+    /// Sia's simulator slows each application by a factor fitted to its physical cluster).
+    void set_slowdowns(std::vector<double> slowdown_by_model);
 
     // PerformanceModel
     void allocated(Time now, JobIdx j, ModelIdx model, const Allocation& a, std::vector<RateChange>& changed) override;
@@ -41,6 +49,7 @@ public:
     int epoch(JobIdx j) const override { return jobs_[j].epoch; }
     bool adapts_batch() const override { return adapt_batch_; }
     GoodputPoint predict(JobIdx j, GpuTypeIdx t, int nodes, int gpus) const override;
+    double true_step_seconds(JobIdx j, GpuTypeIdx t, std::span<const int> gpus_per_node, BatchConfig b) const override;
 
     /// True when job j has goodput data (its work is in samples at M0).
     bool is_elastic(JobIdx j) const { return jobs_[j].goodput != nullptr; }
@@ -55,8 +64,9 @@ private:
         bool running = false;
         GpuTypeIdx type = 0;
         int nodes = 0, gpus = 0;
-        GoodputPoint point;
-        double remaining = 0;  // work left when `point` began
+        std::vector<int> gpus_per_node;  // of the allocation, in placement order
+        GoodputPoint point;              // the rate the engine has, measured and calibrated
+        double remaining = 0;            // work left when `point` began
         // Work done and efficiency × work, over the whole run (mean_efficiency).
         double work_done = 0, efficiency_work = 0;
         double time_progressing = 0;  // s spent making progress (for mean_goodput)
@@ -64,6 +74,9 @@ private:
     };
     const PerfParams* perf(const Job& job, GpuTypeIdx t) const;
     GoodputPoint point_for(const Job& job, GpuTypeIdx t, int nodes, int gpus, int epoch) const;
+    /// The point the job progresses at on its allocation: point_for's batch choice at its true step time.
+    GoodputPoint rated_point(const Job& job) const;
+    const MeasuredSteps* measured(const Job& job, GpuTypeIdx t) const;
     /// Books the work done since the job's last rating at `now`.
     void book(Job& job, JobIdx j, Time now);
     /// Epoch after `remaining` work is left: how many epoch boundaries lie at or above it.
@@ -74,7 +87,9 @@ private:
     PerformanceModel& inner_;
     const Cluster& cluster_;
     std::vector<const GoodputProfile*> by_model_;
-    std::vector<std::vector<const PerfParams*>> perf_;  // [model][type]
+    std::vector<std::vector<const PerfParams*>> perf_;         // [model][type]
+    std::vector<std::vector<const MeasuredSteps*>> measured_;  // [model][type]
+    std::vector<double> slowdown_;                             // [model]
     std::vector<Job> jobs_;
     bool adapt_batch_;
     const ProgressSource* progress_ = nullptr;

@@ -4,6 +4,8 @@
 #include "models/cluster.hpp"
 #include "models/goodput.hpp"
 
+#include <span>
+
 namespace dlsim {
 
 /// The elastic job model as a policy sees it (models/elastic_performance.hpp): what a job with goodput data
@@ -21,6 +23,11 @@ public:
     /// What job j would achieve on `gpus` GPUs of type t spread over `nodes` nodes, in its current epoch,
     /// with its batch chosen as the run chooses it; goodput 0 where it cannot run.
     virtual GoodputPoint predict(JobIdx j, GpuTypeIdx t, int nodes, int gpus) const = 0;
+    /// Seconds per optimizer step of job j with batch split b on a placement of type t (GPUs on each node):
+    /// the measured step time the run progresses jobs at where the profile covers it, else the fitted
+    /// model's (an oracle, as Optimus+Oracle in Pollux's artifact reads it; no calibration slowdown).
+    virtual double true_step_seconds(JobIdx j, GpuTypeIdx t, std::span<const int> gpus_per_node,
+                                     BatchConfig b) const = 0;
 };
 
 }  // namespace dlsim

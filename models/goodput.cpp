@@ -90,6 +90,11 @@ const PerfParams* GoodputProfile::perf_for(const std::string& gpu_type) const {
     return it == perf.end() ? nullptr : &it->second;
 }
 
+const MeasuredSteps* GoodputProfile::measured_for(const std::string& gpu_type) const {
+    const auto it = measured.find(gpu_type);
+    return it == measured.end() ? nullptr : &it->second;
+}
+
 double step_seconds(const PerfParams& p, int nodes, int replicas, BatchConfig b) {
     const double accum = p.alpha_c + p.beta_c * b.atomic_bsz;
     // The slowest link the all-reduce crosses; a lone GPU has none (Pollux's 1e-8 stand-ins).

@@ -6,6 +6,8 @@
 //
 // Units: seconds, samples, samples/s. Everything here is a pure function of a GoodputProfile (loaded
 // from a profile's `goodput` block, models/profiles/README.md) and its arguments: no engine state.
+#include "models/measured_steps.hpp"
+
 #include <map>
 #include <string>
 #include <utility>
@@ -57,6 +59,9 @@ struct GoodputProfile {
     /// artifact holds NCF at 32768 under its own policy (simulator.py).
     int fixed_batch_size = 0;
     std::map<std::string, PerfParams> perf;  ///< by lower-cased GPU type
+    /// The measurements the fit was made on, as the simulators interpolate them, by lower-cased GPU type
+    /// (may be absent): a run rates jobs by these where they cover the configuration.
+    std::map<std::string, MeasuredSteps> measured;
     /// The validated batch sizes, ascending; the tables below are indexed [batch size][epoch], one row per
     /// epoch 0 .. max_epochs − 1 (validation-<B>.csv's rows: progress at the epoch's end, in M0-iterations,
     /// optimizer iterations at the epoch's end, and the gradient statistics measured during the epoch).
@@ -78,6 +83,8 @@ struct GoodputProfile {
     double iterations_at(double batch_size, int epoch) const;
     /// The parameters for a GPU type (lower-cased), or nullptr if the application was not measured there.
     const PerfParams* perf_for(const std::string& gpu_type) const;
+    /// The measured step times on a GPU type (lower-cased), or nullptr.
+    const MeasuredSteps* measured_for(const std::string& gpu_type) const;
     /// The micro-batch limits on a type with parameters p: p's where set, else the application's.
     int min_local(const PerfParams& p) const { return p.min_local_bsz > 0 ? p.min_local_bsz : min_local_bsz; }
     int max_local(const PerfParams& p) const { return p.max_local_bsz > 0 ? p.max_local_bsz : max_local_bsz; }

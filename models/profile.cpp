@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -145,12 +146,74 @@ std::vector<double> parse_column(const jf::Json& v, const std::string& file, con
     return out;
 }
 
+// One step table: a flat array of (micro-batch, step seconds, sync seconds) triples, micro-batches ascending.
+StepTable parse_step_table(const jf::Json& v, const std::string& file, const std::string& path) {
+    if (!v.is_array() || v.empty() || v.size() % 3 != 0)
+        jf::fail(file, path, "a non-empty flat array of (micro-batch, step seconds, sync seconds) triples", &v);
+    // A profile holds a few hundred thousand of these numbers: the element's path is formatted on failure only.
+    const auto at = [&](std::size_t i) {
+        const jf::Json& x = v[i];
+        if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() < 0)
+            return jf::number(x, file, fmt::format("{}[{}]", path, i), 0);  // fails, naming the element
+        return x.get<double>();
+    };
+    StepTable t;
+    const std::size_t n = v.size() / 3;
+    t.local_bsz.reserve(n), t.step.reserve(n), t.sync.reserve(n);
+    for (std::size_t i = 0; i < v.size(); i += 3) {
+        const double b = at(i);
+        if (!t.local_bsz.empty() && b <= t.local_bsz.back())
+            jf::fail(file, fmt::format("{}[{}]", path, i),
+                     fmt::format("micro-batches ascending (above {})", t.local_bsz.back()), &v[i]);
+        t.local_bsz.push_back(b);
+        t.step.push_back(at(i + 1));
+        t.sync.push_back(at(i + 2));
+    }
+    return t;
+}
+
+// A goodput block's `measured` entry for one GPU type: step tables by placement and by (nodes, replicas).
+MeasuredSteps parse_measured(const jf::Json& v, const std::string& file, const std::string& path) {
+    jf::require_object(v, file, path);
+    jf::check_keys(v, file, path, {"placements", "shapes"});
+    MeasuredSteps m;
+    if (v.contains("placements"))
+        for (const auto& [key, table] : jf::require_object(v["placements"], file, path + ".placements").items()) {
+            const std::string ppath = path + ".placements." + key;
+            std::vector<int> digits;
+            for (const char ch : key) {
+                if (ch < '1' || ch > '9')
+                    jf::fail(file, ppath, "a placement (digits 1-9: GPUs on each node) as the key");
+                digits.push_back(ch - '0');
+            }
+            const std::uint64_t k = placement_key(digits);
+            if (k == 0) jf::fail(file, ppath, "a placement of at most 19 nodes as the key");
+            if (!m.placements.emplace(k, parse_step_table(table, file, ppath)).second)
+                jf::fail(file, ppath, "each placement once (rotations are the same placement)");
+        }
+    if (v.contains("shapes"))
+        for (const auto& [key, table] : jf::require_object(v["shapes"], file, path + ".shapes").items()) {
+            const std::string spath = path + ".shapes." + key;
+            int nodes = 0, replicas = 0;
+            const auto x = key.find('x');
+            const auto [p1, e1] = std::from_chars(key.data(), key.data() + (x == std::string::npos ? 0 : x), nodes);
+            const auto [p2, e2] = x == std::string::npos
+                                      ? std::from_chars_result{key.data(), std::errc::invalid_argument}
+                                      : std::from_chars(key.data() + x + 1, key.data() + key.size(), replicas);
+            if (e1 != std::errc() || e2 != std::errc() || p2 != key.data() + key.size() || nodes < 1 ||
+                replicas < nodes)
+                jf::fail(file, spath, "\"<nodes>x<replicas>\" as the key, 1 <= nodes <= replicas");
+            m.shapes.emplace(std::pair{nodes, replicas}, parse_step_table(table, file, spath));
+        }
+    return m;
+}
+
 // A model's `goodput` block (models/profiles/README.md): Pollux's measured data for one application.
 GoodputProfile parse_goodput(const jf::Json& v, const std::string& file, const std::string& path) {
     jf::require_object(v, file, path);
     jf::check_keys(v, file, path,
                    {"init_batch_size", "max_batch_size", "min_local_bsz", "max_local_bsz", "max_epochs", "max_replicas",
-                    "fixed_batch_size", "perf", "validation", "description"});
+                    "fixed_batch_size", "perf", "measured", "validation", "description"});
     GoodputProfile g;
     const std::pair<const char*, int*> ints[] = {{"init_batch_size", &g.init_batch_size},
                                                  {"max_batch_size", &g.max_batch_size},
@@ -197,6 +260,15 @@ GoodputProfile parse_goodput(const jf::Json& v, const std::string& file, const s
         if (g.max_batch_size < g.min_local(p))
             jf::fail(file, tpath + ".min_local_bsz", fmt::format("at most max_batch_size = {}", g.max_batch_size), &x);
     }
+
+    if (v.contains("measured"))
+        for (const auto& [type, x] : jf::require_object(v["measured"], file, path + ".measured").items()) {
+            const std::string tpath = path + ".measured." + type;
+            if (g.perf.count(lower_ascii(type)) == 0)
+                jf::fail(file, tpath, "a GPU type that `perf` has parameters for");
+            if (!g.measured.emplace(lower_ascii(type), parse_measured(x, file, tpath)).second)
+                jf::fail(file, tpath, "each GPU type once (names are case-insensitive)");
+        }
 
     if (!v.contains("validation")) jf::fail(file, path + ".validation", "an object of validation tables by batch size");
     const auto& validation = jf::require_object(v["validation"], file, path + ".validation");

@@ -23,6 +23,14 @@ Per application:
 - `throughput` {"t4": optimizer steps/s on one GPU at the initial batch size, from the fitted model} and
   `local_bsz`, the per-GPU micro-batch of that step.
 
+- `measured`: the measured step times as the artifact's simulator reads them (applications.py get_throughput):
+  each placement of placements.csv as measured (step and sync seconds at each measured micro-batch, linear
+  between), and for every (nodes <= 16, replicas) the linear interpolation over all measurements in
+  (nodes, replicas, micro-batch) that it falls back to (scipy's LinearNDInterpolator on the placements'
+  per-shape means followed by scalability.csv, the artifact's order, each point evaluated as in a call of its
+  own), stored as the knots of a piecewise-linear function of the micro-batch, checked exact at every integer
+  micro-batch of the type's range.
+
 The script prints each application's parameters and the mean absolute percentage error of the modelled
 step time over the measured points. Needs numpy and scipy.
 
@@ -47,6 +55,8 @@ import sys
 
 import numpy as np
 import scipy.optimize
+import scipy.spatial
+from scipy.interpolate import LinearNDInterpolator
 
 COMMIT = "c793c7089bd307462686339d29707925c461f9a9"
 SIA_COMMIT = "aaf7a0de7b6cb5eab06ea020467ede5d2fd18e70"
@@ -83,6 +93,98 @@ def measured_points(app_dir, suffix=""):
                      float(r["sync_time"])))
     cols = list(zip(*rows))
     return tuple(np.array(c, dtype=float) for c in cols)
+
+
+def measured_tables(app_dir, suffix, gpus_per_node, lo, hi, max_nodes=16):
+    """The `measured` entry of one GPU type: step tables by placement and by "<nodes>x<replicas>", each a flat
+    list of (micro-batch, step seconds, sync seconds) triples, exact at every integer micro-batch in [lo, hi]."""
+    placements, groups = {}, {}
+    for r in read(os.path.join(app_dir, f"placements{suffix}.csv")):
+        p, b = r["placement"], int(r["local_bsz"])
+        step, sync = float(r["step_time"]), float(r["sync_time"])
+        placements.setdefault(p, []).append((b, step, sync))
+        groups.setdefault((len(p), sum(int(c) for c in p), b), []).append((step, sync))
+    points = [list(k) + list(np.mean(v, 0)) for k, v in sorted(groups.items())]
+    for r in read(os.path.join(app_dir, f"scalability{suffix}.csv")):
+        points.append([int(r["num_nodes"]), int(r["num_replicas"]), int(r["local_bsz"]), float(r["step_time"]),
+                       float(r["sync_time"])])
+    points = np.array(points, dtype=float)
+    tables = {"placements": {p: [float(f"{v:.12g}") for row in sorted(rows) for v in row]
+                             for p, rows in sorted(placements.items())},
+              "shapes": {}}
+    try:
+        interp = LinearNDInterpolator(points[:, :3], points[:, 3:])
+    except scipy.spatial.QhullError as e:  # e.g. every point on one node: no volume to interpolate in
+        print(f"{app_dir} {suffix}: measured placements only ({str(e).splitlines()[0]})", file=sys.stderr)
+        return tables
+    transform = interp.tri.transform
+    shapes = tables["shapes"]
+    # The artifact asks for one point per call, and scipy's search for a point's simplex starts where the
+    # previous point's ended (simplex 0 in a fresh call). Where degenerate simplices make that matter, a
+    # point of simplex 0 before each query puts every search back at the start of a fresh call.
+    # If simplex 0 is degenerate (no point inside it), each point is asked for in a call of its own (slower).
+    reset = interp.tri.points[interp.tri.simplices[0]].mean(0)
+    if interp.tri.find_simplex(reset[None, :])[0] != 0:
+        reset = None
+    grid = np.arange(lo, hi + 1, dtype=float)
+    for n in range(1, max_nodes + 1):
+        for r in range(n, gpus_per_node * n + 1):
+            def at(b):
+                if reset is None:
+                    return np.array([interp(np.array([[n, r, x]]))[0] for x in b]).reshape(len(b), 2)
+                queries = np.empty((2 * len(b), 3))
+                queries[0::2] = reset
+                queries[1::2] = np.stack([np.full(len(b), n), np.full(len(b), r), b], 1)
+                return interp(queries)[1::2]
+            truth = at(grid)
+            inside = ~np.isnan(truth[:, 0])
+            if not inside.any():
+                continue
+            xs, truth = grid[inside], truth[inside]
+            # Where the line (n, r, b) crosses a face of the triangulation: barycentric coordinate zero.
+            bary = np.einsum("sij,sj->si", transform[:, :3, :], np.array([n, r, 0.0]) - transform[:, 3, :])
+            slope = transform[:, :3, 2]
+            bary = np.concatenate([bary, 1 - bary.sum(1, keepdims=True)], 1)
+            slope = np.concatenate([slope, -slope.sum(1, keepdims=True)], 1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cuts = (-bary / slope).ravel()
+            cuts = cuts[np.isfinite(cuts) & (cuts > xs[0]) & (cuts < xs[-1])]
+            knots = np.concatenate([[xs[0], xs[-1]], cuts])
+            # Crossings within 1e-6 of an integer are at it (rounding), so integer knots are never doubled.
+            near = np.abs(knots - np.round(knots)) < 1e-6
+            knots = np.unique(np.where(near, np.round(knots), knots))
+            vals = at(knots)
+            keep = ~np.isnan(vals[:, 0])
+            knots, vals = knots[keep], vals[keep]
+            # Degenerate (flat) simplices hide some crossings: add any integer the pieces miss as a knot.
+            for _ in range(1000):
+                est = np.stack([np.interp(xs, knots, vals[:, k]) for k in range(2)], 1)
+                off = np.abs(est - truth).max(1) > 1e-12 * np.abs(truth).max(1)
+                if not off.any():
+                    break
+                add = xs[off][~np.isin(xs[off], knots)]
+                if len(add) == 0:  # a knot's own value differs from the integer's: replace it
+                    sys.exit(f"{app_dir}{suffix}: shape {n}x{r}: an integer knot disagrees with the interpolation")
+                knots = np.concatenate([knots, add])
+                vals = np.concatenate([vals, at(add)])
+                order = np.argsort(knots, kind="stable")
+                knots, vals = knots[order], vals[order]
+            # Knots on the straight line between their kept neighbours add nothing.
+            kept = [0]
+            for i in range(1, len(knots) - 1):
+                a, b = kept[-1], i + 1
+                w = (knots[i] - knots[a]) / (knots[b] - knots[a])
+                if np.abs(vals[a] + w * (vals[b] - vals[a]) - vals[i]).max() > 1e-13 * np.abs(vals[i]).max():
+                    kept.append(i)
+            kept.append(len(knots) - 1)
+            knots, vals = knots[kept], vals[kept]
+            est = np.stack([np.interp(xs, knots, vals[:, k]) for k in range(2)], 1)
+            if (np.abs(est - truth).max(1) > 1e-10 * np.abs(truth).max(1)).any():
+                sys.exit(f"{app_dir}{suffix}: shape {n}x{r}: the knots do not reproduce the interpolation")
+            if np.any(np.diff([float(f"{k:.12g}") for k in knots]) <= 0):
+                sys.exit(f"{app_dir}{suffix}: shape {n}x{r}: knots closer than 12 digits")
+            shapes[f"{n}x{r}"] = [float(f"{v:.12g}") for row in zip(knots, vals[:, 0], vals[:, 1]) for v in row]
+    return tables
 
 
 def network_parts(x, nodes, replicas):
@@ -213,6 +315,7 @@ def application(data, app, consts):
             "max_epochs": max_epochs,
             **{k: consts[k] for k in ("max_replicas", "fixed_batch_size") if k in consts},
             "perf": {"t4": dict(zip(NAMES, x))},
+            "measured": {"t4": measured_tables(app_dir, "", 4, min(local), max_local)},
             "validation": {str(b): t for b, t in validation.items()},
         },
     }
@@ -237,9 +340,9 @@ def dump(doc):
     return "\n".join(out) + "\n"
 
 
-# Sia's GPU types: dlsim's name, the suffix of Sia's measurement files (sia-simulator/simulator_config.py).
-# t4 is Pollux's own data (Sia's -aws files are blob-identical to it).
-SIA_TYPES = [("a100", "-dgx-ext"), ("rtx", "-rtx"), ("v100", "-azure"), ("quadro", "-quad")]
+# Sia's GPU types: dlsim's name, the suffix of Sia's measurement files and GPUs per node
+# (sia-simulator/simulator_config.py). t4 is Pollux's own data (Sia's -aws files are blob-identical to it).
+SIA_TYPES = [("a100", "-dgx-ext", 8), ("rtx", "-rtx", 8), ("v100", "-azure", 8), ("quadro", "-quad", 4)]
 # Sia's applications.py caps deepspeech2's micro-batch on rtx below the largest measured one.
 SIA_MAX_LOCAL = {("deepspeech2", "rtx"): 57}
 
@@ -253,8 +356,9 @@ def sia_application(pollux, sia, app, consts):
     t4_local = [int(r["local_bsz"]) for r in read(os.path.join(pollux, app, "placements.csv"))]
     # Sia's aws application has no yolov3 override: its limits are the file's extremes too.
     g["perf"]["t4"].update(min_local_bsz=min(t4_local), max_local_bsz=max(t4_local))
+    g["measured"]["t4"] = measured_tables(os.path.join(pollux, app), "", 4, min(t4_local), max(t4_local))
     fitted = ["t4 (Pollux's files)"]
-    for gpu, suffix in SIA_TYPES:
+    for gpu, suffix, per_node in SIA_TYPES:
         app_dir = os.path.join(sia, app)
         if not os.path.exists(os.path.join(app_dir, f"placements{suffix}.csv")):
             continue
@@ -268,6 +372,7 @@ def sia_application(pollux, sia, app, consts):
         print(f"{app} {gpu}: " + ", ".join(f"{k} {v:.6g}" for k, v in zip(NAMES, x)) +
               f"; step-time MAPE {100 * mape:.2f}% over {len(step_time)} points", file=sys.stderr)
         g["perf"][gpu] = {**dict(zip(NAMES, x)), "min_local_bsz": lo, "max_local_bsz": hi}
+        g["measured"][gpu] = measured_tables(app_dir, suffix, per_node, lo, hi)
         model["throughput"][gpu] = 1.0 / step
         fitted.append(f"{gpu} ({sia_file(suffix)}, MAPE {100 * mape:.1f}% over {len(step_time)} points)")
     model["description"] = (f"Sia application '{app}': Pollux's goodput model per GPU type, fitted to "

@@ -25,10 +25,25 @@ double OptimusPolicy::gain(const ClusterView& view, std::size_t i, int free) con
     const GoodputProfile& g = *ev.goodput(j);
     const int batch = view.job(j).batch_size > 0 ? view.job(j).batch_size : g.init_batch_size;
     if (k + 1 > batch / g.min_local_bsz) return 0;
-    const GoodputPoint now = ev.predict(j, type_, nodes_for(k, per_node_), k);
-    const GoodputPoint more = ev.predict(j, type_, nodes_for(k + 1, per_node_), k + 1);
-    if (now.goodput <= 0 || more.goodput <= 0) return 0;
-    return (now.step_seconds - more.step_seconds) * remaining_[i];
+    if (ev.predict(j, type_, nodes_for(k, per_node_), k).goodput <= 0 ||
+        ev.predict(j, type_, nodes_for(k + 1, per_node_), k + 1).goodput <= 0)
+        return 0;
+    return (predicted_step(view, j, k) - predicted_step(view, j, k + 1)) * remaining_[i];
+}
+
+double OptimusPolicy::predicted_step(const ClusterView& view, JobIdx j, int k) const {
+    const ElasticView& ev = *view.elastic();
+    const GoodputProfile& g = *ev.goodput(j);
+    const int batch = view.job(j).batch_size > 0 ? view.job(j).batch_size : g.init_batch_size;
+    const int local = (batch + k - 1) / k;
+    BatchConfig b;
+    b.accum_steps = (local + g.max_local_bsz - 1) / g.max_local_bsz - 1;
+    if (k == 1) b.accum_steps = std::max(1, b.accum_steps);
+    b.atomic_bsz = (local + b.accum_steps) / (b.accum_steps + 1);
+    b.atomic_bsz = std::min(b.atomic_bsz, g.max_batch_size / (k * (b.accum_steps + 1)));
+    placement_.clear();
+    for (int left = k; left > 0; left -= per_node_) placement_.push_back(std::min(left, per_node_));
+    return ev.true_step_seconds(j, type_, placement_, b);
 }
 
 void OptimusPolicy::decide(const ClusterView& view, const Changes& changes, Decisions& out) {

@@ -19,6 +19,9 @@ public:
 private:
     /// Seconds job j's remaining iterations would take less on k + 1 GPUs than on k (0 where it cannot grow).
     double gain(const ClusterView& view, std::size_t i, int free) const;
+    /// The step time the oracle reads for job j on k GPUs packed per_node_ to a node, at its trace batch
+    /// split as optimus.py splits it (at least one accumulation step on one GPU).
+    double predicted_step(const ClusterView& view, JobIdx j, int k) const;
 
     Time interval_;
     ActiveJobs active_;
@@ -29,6 +32,7 @@ private:
     std::vector<char> elastic_;
     GpuTypeIdx type_ = 0;
     int per_node_ = 1;
+    mutable std::vector<int> placement_;  // GPUs per node of a predicted placement
 };
 
 }  // namespace dlsim

@@ -202,6 +202,17 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
             elastic =
                 std::make_unique<ElasticPerformance>(network, in.cluster, std::move(goodput), std::move(job_model),
                                                      std::move(job_batch), effective_adapt_batch(c));
+            std::vector<double> slowdowns(in.profiles.models.size(), 1.0);
+            for (const auto& [name, x] : c.slowdowns) {
+                const auto m = in.profiles.find_model(name);
+                if (!m || !in.profiles.models[*m].goodput)
+                    throw InputError(fmt::format(
+                        "slowdowns: model '{}' has no goodput data in the profiles (names are exact)", name));
+                slowdowns[*m] = x;
+            }
+            elastic->set_slowdowns(std::move(slowdowns));
+        } else if (!c.slowdowns.empty()) {
+            throw InputError("slowdowns: no model in the profiles has goodput data (the factors slow elastic jobs)");
         }
     }
     Simulator sim(

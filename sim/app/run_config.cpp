@@ -351,6 +351,28 @@ const RunConfigKey kTable[] = {
          [](I id, C c, X) {
              if (c.batch_size != "auto") id["batch_size"] = c.batch_size;
          }},
+    {.key = "slowdowns",
+     .kind = K::Params,
+     .help = "jobs with goodput data: progress this many times slower than measured, by model name (repeatable "
+             "model=x, x >= 1; Sia's simulator, calibrated to its cluster: cifar10=1.8, ncf=1.5, bert, deepspeech2, "
+             "imagenet, yolov3 = 1.2)",
+     .default_text = "none",
+     .example = R"({"cifar10": "1.8", "ncf": "1.5"})",
+     .set =
+         [](RunConfig& c, V v, W where) {
+             for (const auto& [name, text] : v.params) {
+                 double x = 0;
+                 const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+                 if (ec != std::errc() || ptr != text.data() + text.size() || !(x >= 1 && x <= 1e6))
+                     throw InputError(
+                         fmt::format("{}: slowdowns.{}: expected a factor in [1, 1e6], got '{}'", where, name, text));
+                 c.slowdowns[name] = x;
+             }
+         },
+     .echo =
+         [](I id, C c, X) {
+             if (!c.slowdowns.empty()) id["slowdowns"] = c.slowdowns;
+         }},
     {.key = "strict",
      .kind = K::Bool,
      .help = "a job that can never run on this cluster is an input error (exit 2) instead of rejected",

@@ -58,6 +58,8 @@ struct RunConfig {
     UnknownModels unknown_models = UnknownModels::Error;  ///< jobs whose model the profile lacks
     TypeChoice type_choice = TypeChoice::Fastest;         ///< original: jobs stay on their recorded type
     std::string batch_size = "auto";  ///< auto, adaptive or trace: how jobs with goodput data pick a batch size
+    /// Calibration by model name: jobs with goodput data progress this many times slower than measured.
+    std::map<std::string, double> slowdowns;
     // Outputs (not part of the resolved config that identifies a run).
     std::string out, jobs_csv, event_log;
     bool job_records = true;

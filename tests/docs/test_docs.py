@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -151,14 +152,20 @@ def run_block(block, source, dlsim, work):
         f.write(block.body)
     env = dict(os.environ, MPLBACKEND="Agg", DLSIM_DOCS_TEST="1")
     t0 = time.monotonic()
+    # The block runs in a session of its own, so that a timeout stops every process it started (a benchmark
+    # left running would slow the rest of the suite).
+    proc = subprocess.Popen(["bash", "-e", script], cwd=root, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        r = subprocess.run(["bash", "-e", script], cwd=root, env=env, stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, timeout=BLOCK_TIMEOUT)
-        rc, out, err = r.returncode, r.stdout, r.stderr
-    except subprocess.TimeoutExpired as e:
-        rc, out, err = "timeout", e.stdout or "", (e.stderr or "") + f"\n(no exit after {BLOCK_TIMEOUT} s)"
-        out = out.decode(errors="replace") if isinstance(out, bytes) else out
-        err = err.decode(errors="replace") if isinstance(err, bytes) else err
+        out, err = proc.communicate(timeout=BLOCK_TIMEOUT)
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+        rc, err = "timeout", (err or "") + f"\n(no exit after {BLOCK_TIMEOUT} s)"
     seconds = time.monotonic() - t0
     if rc == 0:
         shutil.rmtree(root, ignore_errors=True)

@@ -40,6 +40,11 @@ public:
         p.goodput = g[static_cast<std::size_t>(gpus - 1)];
         return p;
     }
+    double true_step_seconds(JobIdx j, GpuTypeIdx, std::span<const int> per_node, BatchConfig) const override {
+        int gpus = 0;
+        for (const int g : per_node) gpus += g;
+        return steps.at(j).at(static_cast<std::size_t>(gpus - 1));
+    }
     struct Call {
         JobIdx job;
         int nodes, gpus;

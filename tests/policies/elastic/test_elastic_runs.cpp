@@ -26,13 +26,14 @@ namespace {
 /// Step time on k GPUs of one node (alpha_c = 0, beta_c = 1, no network cost within the node, gamma = 1):
 /// 64/k s for k >= 2, 64 + 1e-8 s on one GPU (Pollux's stand-in for a lone GPU's all-reduce), so the
 /// goodput is k samples/s (1 - 1.6e-10 on one GPU: below a microsecond over these runs).
-std::string toy_application(const char* progress, const char* beta_c = "1") {
+/// `measured`: the goodput block's optional "measured" entry (JSON text, with its key).
+std::string toy_application(const char* progress, const char* beta_c = "1", const char* measured = "") {
     return fmt::format(R"({{"throughput": {{"g": 1}}, "goodput": {{
         "init_batch_size": 64, "max_batch_size": 64, "min_local_bsz": 16, "max_local_bsz": 64, "max_epochs": 1,
         "perf": {{"g": {{"alpha_c": 0, "beta_c": {}, "alpha_n": 0, "beta_n": 0, "alpha_r": 0, "beta_r": 0,
-                        "gamma": 1}}}},
+                        "gamma": 1}}}}, {}
         "validation": {{"64": {{"progress": [{}], "iteration": [7], "grad_sqr": [1], "grad_var": [1]}}}}}}}})",
-                       beta_c, progress);
+                       beta_c, measured, progress);
 }
 
 RunConfig pollux_artifact_config(const std::string& policy) {
@@ -100,6 +101,41 @@ TEST_CASE("pollux by hand: two jobs on one 4-GPU node, a shrink, grows, 30 s res
     REQUIRE(o.elastic.size() == 2);
     CHECK(o.elastic[0].mean_efficiency == Approx(1).epsilon(1e-12));
     CHECK(o.elastic[1].last_batch_size == 64);
+}
+
+TEST_CASE(
+    "measured step times and calibration slowdowns rate elastic jobs: a measured placement, a shape, "
+    "the fitted model elsewhere",
+    "[policies]") {
+    // One node of 3 GPUs; fifo runs A (application a, 450 samples) on 1 GPU and B (b, 690 samples) on 2, both
+    // from 0, at the trace batch 64 (efficiency 1): A at micro-batch 64 on placement "1", B at 32 on "2".
+    // Measured step seconds: placement "1" 10 s at 16 and 40 s at 64, so 40 s at 64; placement "2" is not
+    // measured as such, so shape 1x2: 20 s at 16, 30 s at 32. Goodputs: A 64/40 = 1.6 samples/s, slowed 2x
+    // to 0.8; B 64/30. Each first start costs 30 s: A finishes at 30 + 450/0.8 = 592.5 s, B at
+    // 30 + 690 x 30/64 = 353.4375 s. Without the measured entry (the fitted model, 64/k s per step on k GPUs):
+    // A at 1 sample/s (less 1.6e-10) finishes at 480 s, B at 2 samples/s at 375 s.
+    const char* measured = R"("measured": {"g": {"placements": {"1": [16, 10, 0, 64, 40, 0]},
+                                                  "shapes": {"1x2": [16, 20, 5, 32, 30, 10]}}},)";
+    const RunInputs in =
+        inputs_from_text(homogeneous_cluster_json(1, 3),
+                         fmt::format(R"({{"models": {{"a": {}, "b": {}}}}})", toy_application("7.03125", "1", measured),
+                                     toy_application("10.78125", "1", measured)),
+                         "job_id,submit_time,num_gpus,duration,model\nA,0,1,1,a\nB,0,2,1,b\n");
+    RunConfig c = pollux_artifact_config("fifo");
+    c.slowdowns = {{"a", 2.0}};
+    const RunOutcome o = simulate(in, c);
+    REQUIRE(o.summary.finished == 2);
+    CHECK(o.jobs[0].finish == 592'500'000);
+    CHECK(o.jobs[1].finish == 353'437'500);
+    CHECK(o.elastic[0].mean_goodput == Approx(0.8).epsilon(1e-12));
+
+    const RunInputs fitted = inputs_from_text(
+        homogeneous_cluster_json(1, 3),
+        fmt::format(R"({{"models": {{"a": {}, "b": {}}}}})", toy_application("7.03125"), toy_application("10.78125")),
+        "job_id,submit_time,num_gpus,duration,model\nA,0,1,1,a\nB,0,2,1,b\n");
+    const RunOutcome f = simulate(fitted, pollux_artifact_config("fifo"));
+    CHECK(f.jobs[0].finish == 480'000'000);
+    CHECK(f.jobs[1].finish == 375'000'000);
 }
 
 TEST_CASE("tiresias-elastic and las-elastic by hand: spare GPUs to the largest gain, back to the gang for a start",

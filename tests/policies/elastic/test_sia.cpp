@@ -37,6 +37,7 @@ public:
         if (gpus >= 1 && gpus <= static_cast<int>(g.size())) p.goodput = g[static_cast<std::size_t>(gpus - 1)];
         return p;
     }
+    double true_step_seconds(JobIdx, GpuTypeIdx, std::span<const int>, BatchConfig) const override { return 0; }
     GoodputProfile profile;
     std::map<std::pair<JobIdx, GpuTypeIdx>, std::vector<double>> goodputs;
 };
