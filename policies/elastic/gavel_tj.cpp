@@ -12,7 +12,7 @@ namespace dlsim {
 
 namespace {
 
-ShareOptions max_throughput() {
+ShareOptions gavel_tj_lp_options() {
     ShareOptions o;
     o.objective = ShareObjective::MaxThroughput;
     o.view = ThroughputView::Aware;
@@ -21,7 +21,7 @@ ShareOptions max_throughput() {
 
 }  // namespace
 
-GavelTjPolicy::GavelTjPolicy(Options o) : o_(std::move(o)), lp_(max_throughput()) {}
+GavelTjPolicy::GavelTjPolicy(Options o) : o_(std::move(o)), lp_(gavel_tj_lp_options()) {}
 
 double GavelTjPolicy::sia_calibration(std::string_view model) {
     std::string name(model);
