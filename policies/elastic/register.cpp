@@ -4,6 +4,7 @@
 
 #include "policies/elastic/afs.hpp"
 #include "policies/elastic/elastic_queue.hpp"
+#include "policies/elastic/gavel_tj.hpp"
 #include "policies/elastic/interval_tiresias.hpp"
 #include "policies/elastic/optimus.hpp"
 #include "policies/elastic/pollux.hpp"
@@ -138,6 +139,33 @@ RegistryEntry<Policy> sia_entry() {
             }};
 }
 
+RegistryEntry<Policy> gavel_tj_entry() {
+    return {"gavel-tj",
+            "Gavel+TJ as Sia's artifact runs it: rigid jobs at their workload's GPU count and batch size; every "
+            "interval, Gavel's max-sum-throughput shares over their predicted steps/s, realised by time-share "
+            "priorities",
+            {{"interval",
+              ParamType::Double,
+              "360",
+              "seconds between rounds; decisions only at its multiples (Sia's run_experiment.sh: 360)",
+              {},
+              ParamRange{.lo = 1e-6, .hi = 1e9, .noun = "seconds"}},
+             {"calibrate",
+              ParamType::Bool,
+              "true",
+              "weigh each job's throughput by its application's 1/slowdown, as the artifact's LP does (cifar10 "
+              "1/1.8, ncf 1/1.5, other applications 1/1.2)",
+              {}}},
+            [](const Params& p, const MakeContext& ctx) {
+                GavelTjPolicy::Options o;
+                o.interval = p.get_double("interval");
+                if (p.get_bool("calibrate") && ctx.profiles != nullptr)
+                    for (const ModelProfile& m : ctx.profiles->models)
+                        o.calibration.push_back(GavelTjPolicy::sia_calibration(m.name));
+                return std::make_unique<GavelTjPolicy>(std::move(o));
+            }};
+}
+
 }  // namespace
 
 void register_elastic_policies(PolicyRegistry& r) {
@@ -146,6 +174,7 @@ void register_elastic_policies(PolicyRegistry& r) {
                        "speedups with a restart penalty; batch sizes adapted by the elastic model"));
     r.add(pollux_tiresias_entry());
     r.add(sia_entry());
+    r.add(gavel_tj_entry());
     r.add(
         {"optimus",
          "Pollux's Optimus+Oracle: every interval one GPU per job, then each next GPU to the largest cut in remaining "

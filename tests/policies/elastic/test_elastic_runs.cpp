@@ -1,6 +1,8 @@
 // The elastic policies in whole runs: `pollux` on a two-job case worked out by hand (its objective's choice
-// at every tick, each resize, each 30 s restart and both finish times), the determinism of every elastic
+// at every tick, each resize, each 30 s restart and both finish times), `gavel-tj` on two cases worked out
+// by hand (shares, priorities, leases and restarts round by round), the determinism of every elastic
 // policy, and Pollux's job-load study at load 1.0 against the artifact's published means (shared data).
+#include "policies/elastic/gavel_tj.hpp"
 #include "policies/registry.hpp"
 #include "tests/support/shared_data.hpp"
 #include "tests/support/test_support.hpp"
@@ -176,6 +178,79 @@ TEST_CASE("tiresias-elastic and las-elastic by hand: spare GPUs to the largest g
     CHECK(rigid.summary.resizes == 0);
 }
 
+TEST_CASE("gavel-tj by hand: equal shares alternate by x/f, a lease kept, x = 0 waits, rounds of 360 s", "[policies]") {
+    // One node of 4 GPUs; every allocation (the first included) costs 30 s without progress; decisions only
+    // at multiples of 360 s. Step time on k GPUs at the batch of 64: 64·beta_c/k s, so T = k/(64·beta_c)
+    // steps/s and k/beta_c samples/s. Calibration 1 (the models are not Sia's applications).
+    // Case 1: A (4 GPUs, work 64 x 31.25 = 2000) at 0 and B (4 GPUs, 64 x 37.5 = 2400) at 100, both with
+    // a's step times: T = 1/16 each, 4x_A + 4x_B <= 4. Identical jobs: x = (0.5, 0.5). p = x / f with
+    // f = time on the type ÷ its sum over jobs, each job seeded with 180 s (and the sum with 180 s).
+    //   360:  f = 180/360 each: p = 1, 1: tie, A first (arrival). A runs, restart to 390. A 540, sum 720.
+    //   720:  p_A = 0.5/(540/720) = 0.667, p_B = 0.5/(180/720) = 2: B runs, A preempted (done 330 x 4 =
+    //         1320); B restarts to 750. B 540, sum 1080.
+    //   1080: p_A = p_B = 1: A (arrival) runs, B preempted (done 1320); A restarts to 1110. A 900, sum 1440.
+    //   1280: A finishes: 1320 + 4 x 170 = 2000. Its GPUs idle until the round ends.
+    //   1440: B alone (x = 1): restarts to 1470; finishes at 1470 + (2400 - 1320) / 4 = 1740.
+    {
+        // B is of application b, a's numbers with B's own work.
+        const std::string profile =
+            fmt::format(R"({{"models": {{"a": {}, "b": {}}}}})", toy_application("31.25"), toy_application("37.5"));
+        const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 4), profile,
+                                              "job_id,submit_time,num_gpus,duration,model\nA,0,4,1,a\nB,100,4,1,b\n");
+        const RunOutcome o = simulate(in, pollux_artifact_config("gavel-tj"));
+        REQUIRE(o.summary.finished == 2);
+        const JobInfo& a = o.jobs[0];
+        const JobInfo& b = o.jobs[1];
+        CHECK(a.first_start == 360'000'000);
+        CHECK(a.finish == 1280'000'000);
+        CHECK(a.preemptions == 1);
+        CHECK(a.restarts == 2);
+        CHECK(b.first_start == 720'000'000);
+        CHECK(b.finish == 1740'000'000);
+        CHECK(b.preemptions == 1);
+        CHECK(b.restarts == 2);
+        CHECK(o.summary.migrations == 0);
+        CHECK(o.summary.avg_jct == Approx((1280 + 1640) / 2.0).epsilon(1e-12));
+    }
+    // Case 2: A (2 GPUs, application a: T = 1/32, 2 samples/s; work 64 x 16.5625 = 1060) at 0, B (4 GPUs,
+    // application b with beta_c = 0.5: T = 1/8, 8 samples/s; 64 x 62.5 = 4000) at 400. With both: max
+    // x_A/32 + x_B/8 s.t. 2x_A + 4x_B <= 4 gives x_B = 1, x_A = 0 (B's steps per GPU-second are higher).
+    //   360:  A alone, x_A = 1: starts on 2 GPUs, restart to 390. A 540, sum 540.
+    //   720:  B seeded (B 180, sum 720): p_B = 1/(180/720) = 4, p_A = 0. B takes the 4 GPUs; A is
+    //         preempted (done 330 x 2 = 660). B restarts to 750. B 540, sum 1080.
+    //   1080: p_B = 1/(540/1080) = 2: B again, on the same GPUs: its lease is kept (no restart).
+    //   1250: B finishes: 8 x (1250 - 750) = 4000.
+    //   1440: A alone again: restarts to 1470, finishes at 1470 + (1060 - 660) / 2 = 1670.
+    {
+        const std::string profile = fmt::format(R"({{"models": {{"a": {}, "b": {}}}}})", toy_application("16.5625"),
+                                                toy_application("62.5", "0.5"));
+        const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 4), profile,
+                                              "job_id,submit_time,num_gpus,duration,model\nA,0,2,1,a\nB,400,4,1,b\n");
+        const RunOutcome o = simulate(in, pollux_artifact_config("gavel-tj"));
+        REQUIRE(o.summary.finished == 2);
+        const JobInfo& a = o.jobs[0];
+        const JobInfo& b = o.jobs[1];
+        CHECK(a.first_start == 360'000'000);
+        CHECK(a.finish == 1670'000'000);
+        CHECK(a.preemptions == 1);
+        CHECK(a.restarts == 2);
+        CHECK(b.first_start == 720'000'000);
+        CHECK(b.finish == 1250'000'000);
+        CHECK(b.preemptions == 0);
+        CHECK(b.restarts == 1);
+        CHECK(o.summary.avg_jct == Approx((1670 + 850) / 2.0).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("gavel-tj: the artifact's calibration of each application's throughput", "[policies][unit]") {
+    // simulator_config.py SLOWDOWNS, inverted: the LP weighs a job's steps/s by them.
+    CHECK(GavelTjPolicy::sia_calibration("cifar10") == Approx(1 / 1.8).epsilon(1e-15));
+    CHECK(GavelTjPolicy::sia_calibration("NCF") == Approx(1 / 1.5).epsilon(1e-15));
+    for (const char* app : {"imagenet", "yolov3", "bert", "deepspeech2"})
+        CHECK(GavelTjPolicy::sia_calibration(app) == Approx(1 / 1.2).epsilon(1e-15));
+    CHECK(GavelTjPolicy::sia_calibration("resnet50") == 1.0);
+}
+
 namespace {
 
 /// A small Pollux-format workload: four applications whose jobs finish within hours on 64 T4s.
@@ -199,7 +274,7 @@ TEST_CASE("determinism: every elastic policy's two runs are byte-identical outsi
     const std::string a = temp_path("elastic-det-a.json"), b = temp_path("elastic-det-b.json");
     std::vector<std::string> policies = {"pollux", "optimus", "afs", "pollux-tiresias"};
     // Elastic policies registered beside these are checked too.
-    for (const char* more : {"sia", "tiresias-elastic", "las-elastic"})
+    for (const char* more : {"sia", "gavel-tj", "tiresias-elastic", "las-elastic"})
         for (const auto& e : builtin_policies().entries())
             if (e.name == more) policies.push_back(more);
     for (const std::string& policy : policies) {
