@@ -53,7 +53,13 @@ RegistryEntry<Policy> pollux_entry(std::string name, std::string description) {
               "64",
               "GPUs one job may hold",
               {},
-              ParamRange{.lo = 1, .hi = 1e7, .noun = "an integer"}}},
+              ParamRange{.lo = 1, .hi = 1e7, .noun = "an integer"}},
+             {"types",
+              ParamType::Choice,
+              "pool",
+              "pool: the type with the most GPUs only (Pollux's artifact); unaware: every type, cut into units of "
+              "the smallest node's GPUs, with type-blind beliefs, each job on one type (Sia's artifact's Pollux)",
+              {"pool", "unaware"}}},
             [](const Params& p) {
                 PolluxPolicy::Options o;
                 o.interval = p.get_double("interval");
@@ -61,6 +67,7 @@ RegistryEntry<Policy> pollux_entry(std::string name, std::string description) {
                 o.restart_delay = p.get_double("restart_delay");
                 o.max_nodes = static_cast<int>(p.get_int("max_nodes"));
                 o.max_gpus = static_cast<int>(p.get_int("max_gpus"));
+                o.type_unaware = p.get("types") == "unaware";
                 return std::make_unique<PolluxPolicy>(o);
             }};
 }
