@@ -267,22 +267,23 @@ void PolluxPolicy::apply_unaware(const ClusterView& view, const Pool& pool, cons
     // (its own type first, else the one whose free units fit k most tightly), taken from the nodes with the
     // most free units (its own first); when no type has k free units, the most any type has (the drop).
     const Cluster& cluster = view.cluster();
-    const ElasticView* elastic = view.elastic();
     const int unit = pool.unit;
     free_.assign(cluster.nodes.size(), 0);
     for (NodeIdx n = 0; n < cluster.nodes.size(); ++n) free_[n] = view.free_gpus_on(n);
-    std::vector<std::size_t> order;
+    // The order as in apply: stops, shrinks, grows, starts.
+    order_.clear();
     for (std::size_t i = 0; i < active_.size(); ++i)
-        if (!(target[i] == current_shape(view, active_[i]))) order.push_back(i);
+        if (!(target[i] == current_shape(view, active_[i]))) order_.push_back(i);
     auto rank = [&](std::size_t i) {
         const int held = view.allocation(active_[i]).num_gpus();
         if (target[i].gpus == 0) return 0;
         if (held == 0) return 3;
         return target[i].gpus <= held ? 1 : 2;
     };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
-    std::vector<int> free_units(cluster.gpu_types.size());
-    for (std::size_t i : order) {
+    std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+    std::vector<int>& free_units = free_units_;
+    free_units.resize(cluster.gpu_types.size());
+    for (std::size_t i : order_) {
         const JobIdx j = active_[i];
         const JobInfo& info = view.job(j);
         const Allocation& held = view.allocation(j);
@@ -302,10 +303,7 @@ void PolluxPolicy::apply_unaware(const ClusterView& view, const Pool& pool, cons
                 if (sh.node == n) return true;
             return false;
         };
-        // A type the job can run on at all (its application measured there).
-        auto runs_on = [&](GpuTypeIdx t) {
-            return elastic == nullptr || elastic->goodput(j) == nullptr || elastic->predict(j, t, 1, 1).goodput > 0;
-        };
+        auto runs_on = [&](GpuTypeIdx t) { return ((info.runnable >> t) & 1) != 0; };
         where_.clear();
         GpuTypeIdx type = 0;
         if (s.nodes == 1) {
@@ -327,10 +325,12 @@ void PolluxPolicy::apply_unaware(const ClusterView& view, const Pool& pool, cons
                 if (pick == kAnyType) return true;
                 const bool fits = free_units[t] >= s.nodes, pick_fits = free_units[pick] >= s.nodes;
                 if (fits != pick_fits) return fits;
-                if (!fits) return free_units[t] > free_units[pick];  // the drop: the most units
-                const bool own = held_gpus > 0 && t == held.gpu_type, pick_own = held_gpus > 0 && pick == held.gpu_type;
+                if (!fits && free_units[t] != free_units[pick])
+                    return free_units[t] > free_units[pick];  // the drop: the most units
+                const bool own = held_gpus > 0 && t == held.gpu_type;
+                const bool pick_own = held_gpus > 0 && pick == held.gpu_type;
                 if (own != pick_own) return own;
-                return free_units[t] < free_units[pick];
+                return fits && free_units[t] < free_units[pick];
             };
             for (GpuTypeIdx t = 0; t < free_units.size(); ++t)
                 if (free_units[t] > 0 && runs_on(t) && better(t)) pick = t;

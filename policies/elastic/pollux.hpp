@@ -78,6 +78,8 @@ private:
     std::vector<std::uint8_t> choice_;    // [job][gpus]: shape index chosen (0xff: none)
     std::vector<int> free_;               // per node: free GPUs as the planned actions apply
     std::vector<NodeShare> where_;
+    std::vector<int> free_units_;     // per type: free whole units
+    std::vector<std::size_t> order_;  // the changed jobs in the order they are applied
 };
 
 }  // namespace dlsim
