@@ -50,6 +50,7 @@ public:
     bool adapts_batch() const override { return adapt_batch_; }
     GoodputPoint predict(JobIdx j, GpuTypeIdx t, int nodes, int gpus) const override;
     double true_step_seconds(JobIdx j, GpuTypeIdx t, std::span<const int> gpus_per_node, BatchConfig b) const override;
+    double slowdown(JobIdx j) const override { return jobs_[j].goodput != nullptr ? slowdown_[jobs_[j].model] : 1.0; }
 
     /// True when job j has goodput data (its work is in samples at M0).
     bool is_elastic(JobIdx j) const { return jobs_[j].goodput != nullptr; }

@@ -28,6 +28,8 @@ public:
     /// model's (an oracle, as Optimus+Oracle in Pollux's artifact reads it; no calibration slowdown).
     virtual double true_step_seconds(JobIdx j, GpuTypeIdx t, std::span<const int> gpus_per_node,
                                      BatchConfig b) const = 0;
+    /// The calibration factor job j's progress is divided by (run config `slowdowns`; 1: none).
+    virtual double slowdown(JobIdx j) const = 0;
 };
 
 }  // namespace dlsim

@@ -23,17 +23,6 @@ ShareOptions gavel_tj_lp_options() {
 
 GavelTjPolicy::GavelTjPolicy(Options o) : o_(std::move(o)), lp_(gavel_tj_lp_options()) {}
 
-double GavelTjPolicy::sia_calibration(std::string_view model) {
-    std::string name(model);
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    // simulator_config.py SLOWDOWNS: measured runs were this much slower than the simulator's model.
-    if (name.find("cifar") != std::string::npos) return 1 / 1.8;
-    if (name.find("ncf") != std::string::npos) return 1 / 1.5;
-    for (const char* app : {"imagenet", "yolov3", "bert", "deepspeech"})
-        if (name.find(app) != std::string::npos) return 1 / 1.2;
-    return 1;
-}
-
 void GavelTjPolicy::setup(const ClusterView& view) {
     const Cluster& cluster = view.cluster();
     types_ = cluster.gpu_types.size();
@@ -59,8 +48,7 @@ double GavelTjPolicy::throughput(const ClusterView& view, JobIdx j, GpuTypeIdx t
         // The harness's estimate: steps/s on the gang filled node by node, at the job's fixed batch size.
         const GoodputPoint p = elastic->predict(j, t, nodes_for(n, gpus_per_node(cluster, t)), n);
         if (!(p.step_seconds > 0)) return 0;
-        const double calibration = info.model < o_.calibration.size() ? o_.calibration[info.model] : 1.0;
-        return calibration / p.step_seconds;
+        return (o_.calibrate ? 1 / elastic->slowdown(j) : 1.0) / p.step_seconds;
     }
     return info.model != kNoModel ? view.rates().rate(info.model, t, n) : 1.0;
 }

@@ -28,7 +28,6 @@
 #include "policies/rounds/share_lp.hpp"
 
 #include <span>
-#include <string_view>
 #include <vector>
 
 namespace dlsim {
@@ -37,15 +36,11 @@ class GavelTjPolicy final : public Policy {
 public:
     struct Options {
         double interval = 360;  ///< s between rounds (Sia's run_experiment.sh: --interval=360)
-        /// Per ModelIdx: the factor on T (Sia's 1/SLOWDOWNS[application]); models not listed: 1.
-        std::vector<double> calibration;
+        /// Weigh T by 1 / the job's calibration slowdown (run config `slowdowns`), as the artifact's LP does.
+        bool calibrate = true;
     };
     explicit GavelTjPolicy(Options o);
     void decide(const ClusterView& view, const Changes& changes, Decisions& out) override;
-
-    /// The artifact's calibration for a model named `model` (simulator_config.py SLOWDOWNS, inverted;
-    /// matched as substrings of the lower-cased name; 1 when none matches).
-    static double sia_calibration(std::string_view model);
 
     /// The last round's jobs (trace order) and X for them (job-major, after averaging and rounding).
     std::span<const JobIdx> round_jobs() const { return input_jobs_; }

@@ -54,7 +54,13 @@ RegistryEntry<Policy> pollux_entry(std::string name, std::string description) {
               "64",
               "GPUs one job may hold",
               {},
-              ParamRange{.lo = 1, .hi = 1e7, .noun = "an integer"}}},
+              ParamRange{.lo = 1, .hi = 1e7, .noun = "an integer"}},
+             {"types",
+              ParamType::Choice,
+              "pool",
+              "pool: the type with the most GPUs only (Pollux's artifact); unaware: every type, cut into units of "
+              "the smallest node's GPUs, with type-blind beliefs, each job on one type (Sia's artifact's Pollux)",
+              {"pool", "unaware"}}},
             [](const Params& p) {
                 PolluxPolicy::Options o;
                 o.interval = p.get_double("interval");
@@ -62,6 +68,7 @@ RegistryEntry<Policy> pollux_entry(std::string name, std::string description) {
                 o.restart_delay = p.get_double("restart_delay");
                 o.max_nodes = static_cast<int>(p.get_int("max_nodes"));
                 o.max_gpus = static_cast<int>(p.get_int("max_gpus"));
+                o.type_unaware = p.get("types") == "unaware";
                 return std::make_unique<PolluxPolicy>(o);
             }};
 }
@@ -153,15 +160,13 @@ RegistryEntry<Policy> gavel_tj_entry() {
              {"calibrate",
               ParamType::Bool,
               "true",
-              "weigh each job's throughput by its application's 1/slowdown, as the artifact's LP does (cifar10 "
-              "1/1.8, ncf 1/1.5, other applications 1/1.2)",
+              "weigh each job's throughput by 1 / its calibration slowdown (run config slowdowns; sia-artifact.json "
+              "sets Sia's), as the artifact's LP does",
               {}}},
-            [](const Params& p, const MakeContext& ctx) {
+            [](const Params& p, const MakeContext&) {
                 GavelTjPolicy::Options o;
                 o.interval = p.get_double("interval");
-                if (p.get_bool("calibrate") && ctx.profiles != nullptr)
-                    for (const ModelProfile& m : ctx.profiles->models)
-                        o.calibration.push_back(GavelTjPolicy::sia_calibration(m.name));
+                o.calibrate = p.get_bool("calibrate");
                 return std::make_unique<GavelTjPolicy>(std::move(o));
             }};
 }

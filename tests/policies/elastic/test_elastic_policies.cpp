@@ -45,6 +45,7 @@ public:
         for (const int g : per_node) gpus += g;
         return steps.at(j).at(static_cast<std::size_t>(gpus - 1));
     }
+    double slowdown(JobIdx) const override { return 1; }
     struct Call {
         JobIdx job;
         int nodes, gpus;

@@ -140,6 +140,75 @@ TEST_CASE(
     CHECK(f.jobs[1].finish == 375'000'000);
 }
 
+namespace {
+
+/// The toy application on two types: on g as toy_application (goodput k samples/s on k GPUs), on h at half
+/// the speed (beta_c = 2: goodput k/2), on any number of nodes (no network cost).
+std::string toy_two_types(const char* progress) {
+    return fmt::format(R"({{"throughput": {{"g": 1, "h": 1}}, "goodput": {{
+        "init_batch_size": 64, "max_batch_size": 64, "min_local_bsz": 16, "max_local_bsz": 64, "max_epochs": 1,
+        "perf": {{"g": {{"alpha_c": 0, "beta_c": 1, "alpha_n": 0, "beta_n": 0, "alpha_r": 0, "beta_r": 0,
+                        "gamma": 1}},
+                 "h": {{"alpha_c": 0, "beta_c": 2, "alpha_n": 0, "beta_n": 0, "alpha_r": 0, "beta_r": 0,
+                        "gamma": 1}}}},
+        "validation": {{"64": {{"progress": [{}], "iteration": [7], "grad_sqr": [1], "grad_var": [1]}}}}}}}})",
+                       progress);
+}
+
+}  // namespace
+
+TEST_CASE("pollux types=unaware by hand: one pool of 4-GPU units over two types, jobs rated on the type they land on",
+          "[policies]") {
+    // Node 0: type g, 4 GPUs; node 1: type h, 8 GPUs (half g's speed). As Sia's harness runs Pollux: units
+    // of 4 GPUs (the smallest node), so 3 units, 12 GPUs; a job holds at most 4 (the smallest type's GPUs).
+    // A (450 samples) and B (690) arrive at 0. Objective as in the case above with fair share ceil(12/2) = 6
+    // and a unit's dominant share 1 (x 3/12); before a job has run its speedup is linear, k/6; after, its
+    // goodput on the type it ran on over that type's goodput on the fair share on one unit (6 and 5 GPUs
+    // cannot run batch 64 at micro-batch >= 16, so 4 GPUs: 4 samples/s on g).
+    //   60:  cap 1, f = 60/90: A1: sp = 1/6 x 1/4 x 2/3 = 0.0278 -> 34.7 < 1000 (none); the same for B.
+    //        Both start on 1 GPU of the fullest node that fits: node 0 (g) for both. Restart to 90.
+    //   120: 30 done each. Belief g. cap 2, f = 120/150: k1 kept: 1/16 -> 15.75; k2: 2/16 x 0.8 -> 9.90.
+    //        Both grow to 2 on their own node 0; restart to 150.
+    //   180: 90 done each. cap 4, f = (180-30)/210: k4: 4/16 x 0.714 -> 5.57 < k2 kept: 7.94. Both want 4
+    //        (a whole unit). A first: node 0 has 2 + its own 2 free, too few, so node 1 (h): a change of type
+    //        and count, a stop and a start at once (a preemption and migration). B then takes node 0 whole
+    //        (a resize). Both restart to 210.
+    //   240 ...: nothing changes (4 is the cap; any change costs a restart factor).
+    //   A on h: 2 samples/s from 210: 90 + 2 x 180 = 450 at 390. B on g: 4/s: 90 + 4 x 150 = 690 at 360.
+    const char* two_types = R"({"gpu_types": {"g": {}, "h": {}},
+        "node_types": {"ng": {"gpu_type": "g", "gpus": 4}, "nh": {"gpu_type": "h", "gpus": 8}},
+        "racks": [{"node_type": "ng", "nodes": 1}, {"node_type": "nh", "nodes": 1}]})";
+    const std::string profile =
+        fmt::format(R"({{"models": {{"a": {}, "b": {}}}}})", toy_two_types("7.03125"), toy_two_types("10.78125"));
+    const RunInputs in =
+        inputs_from_text(two_types, profile, "job_id,submit_time,num_gpus,duration,model\nA,0,1,1,a\nB,0,1,1,b\n");
+    RunConfig c = pollux_artifact_config("pollux");
+    c.params["types"] = "unaware";
+    const RunOutcome o = simulate(in, c);
+    REQUIRE(o.summary.finished == 2);
+    const JobInfo& a = o.jobs[0];
+    const JobInfo& b = o.jobs[1];
+    CHECK(a.first_start == 60'000'000);
+    CHECK(a.finish == 390'000'000);
+    CHECK(a.resizes == 1);      // 120: 1 -> 2 on g
+    CHECK(a.preemptions == 1);  // 180: 2 on g -> 4 on h, a move
+    CHECK(a.migrations == 1);
+    CHECK(a.restarts == 3);
+    CHECK(a.restart_time == 90'000'000);
+    CHECK(b.first_start == 60'000'000);
+    CHECK(b.finish == 360'000'000);
+    CHECK(b.resizes == 2);  // 120: 1 -> 2, 180: 2 -> 4, both on g
+    CHECK(b.preemptions == 0);
+    CHECK(b.restarts == 3);
+    CHECK(o.summary.avg_jct == Approx((390 + 360) / 2.0).epsilon(1e-12));
+
+    // The default pool is the type with the most GPUs (h) alone: both jobs run at h's speed.
+    const RunOutcome pool = simulate(in, pollux_artifact_config("pollux"));
+    REQUIRE(pool.summary.finished == 2);
+    CHECK(pool.jobs[0].preemptions == 0);
+    CHECK(pool.jobs[0].finish > 390'000'000);
+}
+
 TEST_CASE("tiresias-elastic and las-elastic by hand: spare GPUs to the largest gain, back to the gang for a start",
           "[policies]") {
     // One node of 4 GPUs, no restart cost, interval 60. A (application a: step 32/k s, goodput 2k samples/s;
@@ -242,13 +311,23 @@ TEST_CASE("gavel-tj by hand: equal shares alternate by x/f, a lease kept, x = 0 
     }
 }
 
-TEST_CASE("gavel-tj: the artifact's calibration of each application's throughput", "[policies][unit]") {
-    // simulator_config.py SLOWDOWNS, inverted: the LP weighs a job's steps/s by them.
-    CHECK(GavelTjPolicy::sia_calibration("cifar10") == Approx(1 / 1.8).epsilon(1e-15));
-    CHECK(GavelTjPolicy::sia_calibration("NCF") == Approx(1 / 1.5).epsilon(1e-15));
-    for (const char* app : {"imagenet", "yolov3", "bert", "deepspeech2"})
-        CHECK(GavelTjPolicy::sia_calibration(app) == Approx(1 / 1.2).epsilon(1e-15));
-    CHECK(GavelTjPolicy::sia_calibration("resnet50") == 1.0);
+TEST_CASE("gavel-tj: the LP weighs each job's throughput by 1 / its calibration slowdown", "[policies]") {
+    // One node of 4 GPUs; A (application a, slowed 2x) and B (b) both want all 4 from 0, with the same step
+    // times. Calibrated, T_A = T_B / 2: the LP gives B the node (x_B = 1, x_A = 0) and B starts at the first
+    // round (360 s). Uncalibrated, the two are identical: x = (0.5, 0.5), priorities tie, A (trace order) first.
+    const std::string profile =
+        fmt::format(R"({{"models": {{"a": {}, "b": {}}}}})", toy_application("31.25"), toy_application("37.5"));
+    const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 4), profile,
+                                          "job_id,submit_time,num_gpus,duration,model\nA,0,4,1,a\nB,0,4,1,b\n");
+    RunConfig c = pollux_artifact_config("gavel-tj");
+    c.slowdowns = {{"a", 2.0}};
+    const RunOutcome calibrated = simulate(in, c);
+    CHECK(calibrated.jobs[1].first_start == 360'000'000);
+    CHECK(calibrated.jobs[0].first_start > 360'000'000);
+    c.params["calibrate"] = "false";
+    const RunOutcome plain = simulate(in, c);
+    CHECK(plain.jobs[0].first_start == 360'000'000);
+    CHECK(plain.jobs[1].first_start > 360'000'000);
 }
 
 namespace {

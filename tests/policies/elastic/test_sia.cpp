@@ -38,6 +38,7 @@ public:
         return p;
     }
     double true_step_seconds(JobIdx, GpuTypeIdx, std::span<const int>, BatchConfig) const override { return 0; }
+    double slowdown(JobIdx) const override { return 1; }
     GoodputProfile profile;
     std::map<std::pair<JobIdx, GpuTypeIdx>, std::vector<double>> goodputs;
 };
