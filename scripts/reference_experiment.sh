@@ -8,6 +8,8 @@
 #                compared with ../shared/data/gavel/reference/notebook_continuous_results.csv)
 #                pollux-jobload  (Pollux's job-load study; compared with
 #                ../shared/data/pollux-results/results-jobload, the artifact's per-workload results)
+#                sia-tables  (Sia's Tables 3 and 4 on its workloads, ../shared/data/traces/sia/workloads;
+#                compared with the published figures)
 #                figures  (one example of each kind of figure, from gavel-fifo-srtf's and tiresias-philly's runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +53,7 @@ example_figures() {
 run() {
   local name=$1 dir=results/reference/$1
   if [ "$name" = figures ]; then example_figures; return; fi
-  [ "$name" = pollux-jobload ] || bash scripts/gavel_traces.sh ./build/dlsim "$dir"  # Gavel's streams: generated
+  [ "$name" = pollux-jobload ] || [ "$name" = sia-tables ] || bash scripts/gavel_traces.sh ./build/dlsim "$dir"  # Gavel's streams: generated
   ./build/dlsim sweep "$dir/sweep.json" --out "$dir" --jobs 2
   case $name in
     gavel-fifo-srtf)
@@ -76,6 +78,8 @@ run() {
     pollux-jobload)
       "$python" scripts/compare_pollux.py "$dir/index.json" --artifact ../shared/data/pollux-results/results-jobload \
         -o "$dir/comparison.md" --plot "$dir/load.png" ;;
+    sia-tables)
+      "$python" scripts/compare_sia.py "$dir/index.json" -o "$dir/comparison.md" --plot "$dir/jct.png" ;;
     gavel-ftf-rho)
       "$python" scripts/rho_table.py "$dir/index.json" --baseline gavel-isolated -o "$dir/table.md" > /dev/null
       plot fairness --index "$dir/index.json" --where resample_rate=2 --where seed=0 --logx -o "$dir/ftf_cdf_rate2.png" ;;
@@ -86,6 +90,6 @@ run() {
 
 if [ $# -eq 0 ]; then
   set -- gavel-fifo-srtf tiresias-philly gavel-continuous-single gavel-continuous-multi gavel-ftf-rho pollux-jobload \
-    figures
+    sia-tables figures
 fi
 for name in "$@"; do run "$name"; done
