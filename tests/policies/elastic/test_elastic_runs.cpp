@@ -435,4 +435,50 @@ TEST_CASE("pollux job-load study at load 1.0: mean JCTs within 10% of the artifa
     CHECK(every_240 > pollux);
 }
 
+namespace {
+
+/// The mean over Sia's Philly workloads 1-8 of each one's average JCT (hours) on Sia's heterogeneous 64 GPUs,
+/// with the choices of models/presets/sia-artifact.json.
+double sia_philly_mean_hours(const std::string& policy, const std::string& params = "") {
+    double sum = 0;
+    for (int w = 1; w <= 8; ++w) {
+        RunConfig c = pollux_artifact_config(policy);
+        c.trace = fmt::format("{}/traces/sia/workloads/philly/workload-{}.csv", DLSIM_SHARED_DATA, w);
+        c.trace_format = "pollux";
+        c.cluster = fmt::format("{}/models/clusters/sia_hetero_64.json", DLSIM_SOURCE_DIR);
+        c.profiles = fmt::format("{}/models/profiles/sia_elastic.json", DLSIM_SOURCE_DIR);
+        c.restart.kind = RestartSpec::Kind::PerModel;
+        c.restart.restart_costs = {{"cifar10", 50}, {"deepspeech2", 25}, {"bert", 120},
+                                   {"yolov3", 80},  {"imagenet", 250},   {"ncf", 15}};
+        c.slowdowns = {{"cifar10", 1.8},     {"ncf", 1.5},      {"bert", 1.2},
+                       {"deepspeech2", 1.2}, {"imagenet", 1.2}, {"yolov3", 1.2}};
+        if (!params.empty()) add_param(c, params);
+        const RunOutcome o = simulate(load_inputs(c), c);
+        INFO(policy << " " << params << " workload-" << w);
+        REQUIRE(o.summary.unfinished == 0);
+        REQUIRE(o.summary.rejected == 0);
+        sum += o.summary.avg_jct;
+    }
+    return sum / 8 / 3600;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "sia's Table 3 on its Philly workloads: sia, pollux across types and gavel-tj within 15% of the paper, "
+    "in its order",
+    "[policies][shared-data]") {
+    if (!shared_data_present(std::string(DLSIM_SHARED_DATA) + "/traces/sia/workloads/philly/workload-8.csv")) return;
+    // Published (Jayaram Subramanya et al., SOSP'23, Table 3, Philly): Sia 0.6 h, Pollux 1.0 h, Gavel+TJ 1.9 h.
+    const double sia = sia_philly_mean_hours("sia"), pollux = sia_philly_mean_hours("pollux", "types=unaware"),
+                 gavel = sia_philly_mean_hours("gavel-tj");
+    std::printf("sia Table 3, Philly: sia %.3f h (paper 0.6), pollux %.3f h (1.0), gavel-tj %.3f h (1.9)\n", sia,
+                pollux, gavel);
+    CHECK(sia == Approx(0.6).epsilon(0.15));
+    CHECK(pollux == Approx(1.0).epsilon(0.15));
+    CHECK(gavel == Approx(1.9).epsilon(0.15));
+    CHECK(sia <= pollux);
+    CHECK(pollux < gavel);
+}
+
 }  // namespace dlsim::test::elastic_runs_tests
