@@ -166,12 +166,13 @@ std::vector<int> SiaPolicy::plan(const ClusterView& view) {
     // Stop within 1e-4 of the bound, as Sia's artifact asks its solver (a relative gap, not a time limit, so
     // the answer stays deterministic); proving the last 0.01% can take GLPK minutes on large clusters.
     parm.mip_gap = 1e-4;
-    // The feasibility pump finds a good integer point early and cover, MIR and clique cuts tighten the bound
-    // of this multiple-choice knapsack: on Sia's Philly workloads on 64 T4s they cut the slowest round from
-    // 29 s to 1 s. Both are deterministic (no time limits), as is the rest of GLPK's search.
+    // The feasibility pump finds a good integer point early, cover, MIR and clique cuts tighten the bound of
+    // this multiple-choice knapsack, and branching on the last fractional column (the later jobs' larger
+    // configurations) closes the gap fastest on Sia's workloads (decision times: tests/bench/README.md).
     parm.fp_heur = GLP_ON;
     parm.cov_cuts = parm.mir_cuts = parm.clq_cuts = GLP_ON;
-    // A few rounds of newTrace still search for minutes: past kMaxSubproblems branch-and-bound nodes the
+    parm.br_tech = GLP_BR_LFV;
+    // Some rounds of newTrace would still search for minutes: past kMaxSubproblems branch-and-bound nodes the
     // search stops at its best allocation so far (a count, not a time, so runs stay deterministic).
     parm.cb_func = [](glp_tree* tree, void*) {
         int active = 0, alive = 0, total = 0;
