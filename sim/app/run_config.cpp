@@ -113,6 +113,19 @@ using I = Json&;
 using C = const RunConfig&;
 using X = const IdentityContext&;
 
+/// A Params key's values read as numbers in [lo, hi], into `out` by name (e.g. model name -> seconds);
+/// `expected` says what a value must be, for the error.
+void read_named_numbers(V v, W where, const char* key, double lo, double hi, const char* expected,
+                        std::map<std::string, double>& out) {
+    for (const auto& [name, text] : v.params) {
+        double x = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+        if (ec != std::errc() || ptr != text.data() + text.size() || !(x >= lo && x <= hi))
+            throw InputError(fmt::format("{}: {}.{}: expected {}, got '{}'", where, key, name, expected, text));
+        out[name] = x;
+    }
+}
+
 /// The trace_format key's help, naming every format of the registry.
 const char* trace_format_help() {
     static const std::string help = [] {
@@ -358,17 +371,8 @@ const RunConfigKey kTable[] = {
              "imagenet, yolov3 = 1.2)",
      .default_text = "none",
      .example = R"({"cifar10": "1.8", "ncf": "1.5"})",
-     .set =
-         [](RunConfig& c, V v, W where) {
-             for (const auto& [name, text] : v.params) {
-                 double x = 0;
-                 const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-                 if (ec != std::errc() || ptr != text.data() + text.size() || !(x >= 1 && x <= 1e6))
-                     throw InputError(
-                         fmt::format("{}: slowdowns.{}: expected a factor in [1, 1e6], got '{}'", where, name, text));
-                 c.slowdowns[name] = x;
-             }
-         },
+     .set = [](RunConfig& c, V v,
+               W where) { read_named_numbers(v, where, "slowdowns", 1, 1e6, "a factor in [1, 1e6]", c.slowdowns); },
      .echo =
          [](I id, C c, X) {
              if (!c.slowdowns.empty()) id["slowdowns"] = c.slowdowns;
@@ -478,14 +482,7 @@ const RunConfigKey kTable[] = {
      .example = R"({"cifar10": "50", "bert": "120"})",
      .set =
          [](RunConfig& c, V v, W where) {
-             for (const auto& [name, text] : v.params) {
-                 double seconds = -1;
-                 const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-                 if (ec != std::errc() || ptr != text.data() + text.size() || !(seconds >= 0 && seconds <= 1e12))
-                     throw InputError(fmt::format("{}: restart_costs.{}: expected seconds in [0, 1e12], got '{}'",
-                                                  where, name, text));
-                 c.restart.restart_costs[name] = seconds;
-             }
+             read_named_numbers(v, where, "restart_costs", 0, 1e12, "seconds in [0, 1e12]", c.restart.restart_costs);
          }},
     {.key = "checkpoint_bytes_per_param",
      .kind = K::Number,

@@ -411,4 +411,33 @@ TEST_CASE("goodput block: gamma outside [1, 10] and a table shorter than max_epo
         Catch::Contains("models.m.goodput.init_batch_size") && Catch::Contains("the smallest validated batch size, 8"));
 }
 
+TEST_CASE("goodput block: a malformed measured entry names its JSON path", "[bad-input]") {
+    // block()'s text with a measured entry for t4 (or another type) before its validation tables.
+    const auto with = [](const std::string& measured) {
+        std::string b = block("2", "[1, 2]");
+        b.replace(b.find("\"validation\""), 0, "\"measured\": " + measured + ", ");
+        return profile_with(b);
+    };
+    const ProfileSet ok = parse_profiles(with(R"({"t4": {"placements": {"21": [2, 1, 0.1, 4, 2, 0.1]},
+                                        "shapes": {"2x3": [2, 3, 1, 8, 9, 1]}}})"),
+                                         "p.json");
+    const MeasuredSteps& m = *ok.models.at(0).goodput->measured_for("t4");
+    CHECK(m.placements.count(12) == 1);  // "21" is stored as its smallest rotation
+    CHECK(m.at(std::vector<int>{1, 2}, 3)->step == Approx(1.5).epsilon(1e-15));
+    CHECK(m.at(std::vector<int>{1, 2}, 6)->step == Approx(7).epsilon(1e-15));  // beyond the placement: the shape
+    CHECK_FALSE(m.at(std::vector<int>{1, 1, 1}, 2));                           // no shape 3x3
+    CHECK_THROWS_WITH(parse_profiles(with(R"({"a100": {}})"), "p.json"),
+                      Catch::Contains("models.m.goodput.measured.a100") && Catch::Contains("`perf` has parameters"));
+    CHECK_THROWS_WITH(parse_profiles(with(R"({"t4": {"placements": {"20": [2, 1, 0]}}})"), "p.json"),
+                      Catch::Contains("models.m.goodput.measured.t4.placements.20") && Catch::Contains("digits 1-9"));
+    CHECK_THROWS_WITH(parse_profiles(with(R"({"t4": {"shapes": {"3x2": [2, 1, 0]}}})"), "p.json"),
+                      Catch::Contains("measured.t4.shapes.3x2") && Catch::Contains("nodes <= replicas"));
+    CHECK_THROWS_WITH(parse_profiles(with(R"({"t4": {"shapes": {"1x2": [2, 1, 0, 2, 1, 0]}}})"), "p.json"),
+                      Catch::Contains("measured.t4.shapes.1x2[3]") && Catch::Contains("ascending"));
+    CHECK_THROWS_WITH(parse_profiles(with(R"({"t4": {"shapes": {"1x2": [2, -1, 0]}}})"), "p.json"),
+                      Catch::Contains("measured.t4.shapes.1x2[1]") && Catch::Contains(">= 0"));
+    CHECK_THROWS_WITH(parse_profiles(with(R"({"t4": {"shapes": {"1x2": [2, 1]}}})"), "p.json"),
+                      Catch::Contains("measured.t4.shapes.1x2") && Catch::Contains("triples"));
+}
+
 }  // namespace dlsim::test::test_goodput_tests

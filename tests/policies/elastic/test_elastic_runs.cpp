@@ -138,6 +138,11 @@ TEST_CASE(
     const RunOutcome f = simulate(fitted, pollux_artifact_config("fifo"));
     CHECK(f.jobs[0].finish == 480'000'000);
     CHECK(f.jobs[1].finish == 375'000'000);
+
+    // A slowdown for a model the profiles lack is an input error, naming it.
+    RunConfig unknown = pollux_artifact_config("fifo");
+    unknown.slowdowns = {{"c", 2.0}};
+    CHECK_THROWS_WITH(simulate(in, unknown), Catch::Contains("slowdowns: model 'c'"));
 }
 
 namespace {
@@ -356,13 +361,24 @@ TEST_CASE("determinism: every elastic policy's two runs are byte-identical outsi
     for (const char* more : {"sia", "gavel-tj", "tiresias-elastic", "las-elastic"})
         for (const auto& e : builtin_policies().entries())
             if (e.name == more) policies.push_back(more);
-    for (const std::string& policy : policies) {
-        INFO(policy);
-        const std::string args = fmt::format(
-            "run --trace {} --cluster {}/models/clusters/pollux_16x4_t4.json --profiles "
-            "{}/models/profiles/pollux_elastic.json --policy {} --restart-cost 30 --restart-first-start true --seed 5 "
-            "--out ",
-            trace, DLSIM_SOURCE_DIR, DLSIM_SOURCE_DIR, policy);
+    // On Pollux's T4 cluster, then the multi-type policies on Sia's heterogeneous cluster with its per-type
+    // measurements and calibration slowdowns.
+    std::vector<std::string> setups;
+    for (const std::string& policy : policies)
+        setups.push_back(
+            fmt::format("--cluster {}/models/clusters/pollux_16x4_t4.json --profiles "
+                        "{}/models/profiles/pollux_elastic.json --policy {}",
+                        DLSIM_SOURCE_DIR, DLSIM_SOURCE_DIR, policy));
+    for (const char* policy : {"sia", "pollux --param types=unaware", "gavel-tj"})
+        setups.push_back(
+            fmt::format("--cluster {}/models/clusters/sia_hetero_64.json --profiles "
+                        "{}/models/profiles/sia_elastic.json --slowdowns cifar10=1.8 --slowdowns ncf=1.5 "
+                        "--policy {}",
+                        DLSIM_SOURCE_DIR, DLSIM_SOURCE_DIR, policy));
+    for (const std::string& setup : setups) {
+        INFO(setup);
+        const std::string args =
+            fmt::format("run --trace {} {} --restart-cost 30 --restart-first-start true --seed 5 --out ", trace, setup);
         const CliResult ra = run_cli(args + a), rb = run_cli(args + b);
         REQUIRE(ra.exit_code == 0);
         REQUIRE(rb.exit_code == 0);
