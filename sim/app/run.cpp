@@ -14,11 +14,14 @@
 #include "sim/app/result_check.hpp"
 #include "sim/app/result_fields.hpp"
 #include "sim/event_log.hpp"
+#include "sim/held_gpus.hpp"
 #include "sim/job_spec.hpp"
+#include "sim/timeline.hpp"
 #include "traces/readers/trace_format.hpp"
 
 #include <sys/resource.h>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -228,6 +231,18 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
         log = std::make_unique<EventLog>(c.event_log, in.trace, in.cluster);
         sim.add_observer(*log);
     }
+    std::unique_ptr<Timeline> timeline;
+    if (!c.timeline.empty()) {
+        timeline = std::make_unique<Timeline>(c.timeline, in.trace, in.cluster, c.policy, to_time(c.timeline_from),
+                                              c.timeline_to < 0 ? kNever : to_time(c.timeline_to));
+        sim.add_observer(*timeline);
+    }
+    // Batsim's job table lists the GPUs each job held: recorded only when asked for.
+    std::unique_ptr<HeldGpus> held;
+    if (!c.jobs_csv.empty() && c.jobs_csv_format == JobsCsvFormat::Batsim) {
+        held = std::make_unique<HeldGpus>(in.cluster, resolved.jobs.size());
+        sim.add_observer(*held);
+    }
     if (progress) sim.set_progress(progress);
     if (run.stop_after_measured) {
         // The window's jobs that can run; a rejected one never finishes, so the run cannot wait for it.
@@ -261,6 +276,8 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
     summary_options.wait_threshold = to_time(c.wait_threshold);
     summary_options.ftf_rho = out.ftf_rho;
     summary_options.tenants = &resolved.tenants;
+    if (timeline) timeline->finish(sim.now());
+    if (held) out.held_gpus = held->take_sets();
     out.summary = metrics.summarize(sim.jobs(), out.stats.events, c.measure, summary_options);
     out.summary.stopped_early = out.stats.stopped_early;
     network.finish(origin == kNever ? 0 : origin, sim.now());
@@ -301,10 +318,42 @@ void write_jobs_csv(const RunInputs& in, const RunOutcome& o, const std::string&
     f.commit();
 }
 
+/// Batsim's out_jobs.csv columns (sim/app/README.md): times in s, -1 where a job never got that far.
+void write_batsim_jobs_csv(const RunInputs& in, const RunOutcome& o, const std::string& path) {
+    AtomicFile f(path);
+    f.print(
+        "job_id,workload_name,submission_time,requested_number_of_resources,requested_time,success,"
+        "starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources\n");
+    const std::string workload = std::filesystem::path(in.trace.path).stem().string();
+    const auto num = [](double x) { return json_out::number(x); };
+    for (JobIdx j = 0; j < o.jobs.size(); ++j) {
+        const JobInfo& job = o.jobs[j];
+        const JobRecord& r = in.trace.jobs[j];
+        const double submit = to_seconds(job.submit);
+        const bool started = job.first_start != kNever, finished = job.state == JobState::Finished;
+        const double start = started ? to_seconds(job.first_start) : -1;
+        const double end = finished ? to_seconds(job.finish) : -1;
+        const double exec = finished ? end - start : -1;
+        const double turnaround = finished ? end - submit : -1;
+        f.print("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", result_fields::csv_text(r.id),
+                result_fields::csv_text(workload), num(submit), job.num_gpus, num(r.duration > 0 ? r.duration : -1),
+                finished ? 1 : 0, num(start), num(exec), num(end), num(started ? start - submit : -1), num(turnaround),
+                num(exec > 0 ? turnaround / exec : -1),
+                j < o.held_gpus.size() ? interval_set(o.held_gpus[j]) : std::string());
+        f.flush_if_full();
+    }
+    f.commit();
+}
+
 }  // namespace
 
 void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o, const RunSelfProfile& self) {
-    if (!c.jobs_csv.empty()) write_jobs_csv(in, o, c.jobs_csv);
+    if (!c.jobs_csv.empty()) {
+        if (c.jobs_csv_format == JobsCsvFormat::Batsim)
+            write_batsim_jobs_csv(in, o, c.jobs_csv);
+        else
+            write_jobs_csv(in, o, c.jobs_csv);
+    }
     if (c.out.empty()) return;
     AtomicFile f(c.out);
     f.start_hash();

@@ -50,7 +50,9 @@ struct RunOutcome {
     std::map<std::uint32_t, std::string> rejected;  ///< job index -> reason
     std::vector<JobNetworkRecord> network;          ///< per job: placement shape, slowdown, communication
     std::vector<ElasticJobStats> elastic;           ///< per job with goodput data (empty: no elastic model)
-    std::vector<float> network_solve_micros;        ///< wall time of each solve, if config.time_network_solves
+    /// Per job, the cluster-wide GPUs it ever held, ascending (only for jobs_csv_format batsim).
+    std::vector<std::vector<GpuIdx>> held_gpus;
+    std::vector<float> network_solve_micros;  ///< wall time of each solve, if config.time_network_solves
     SimStats stats;
 };
 

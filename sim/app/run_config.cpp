@@ -106,6 +106,26 @@ Json measure_json(const MeasureWindow& w) {
 
 namespace {
 
+/// `timeline_window` FROM:TO, seconds; an empty side is open.
+void set_timeline_window(RunConfig& c, const std::string& text) {
+    constexpr const char* kWhat = "FROM:TO, seconds with 0 <= FROM < TO (either side may be empty)";
+    const auto colon = text.find(':');
+    const auto bad = [&] { return InputError(fmt::format("--timeline-window: expected {}, got '{}'", kWhat, text)); };
+    if (colon == std::string::npos) throw bad();
+    const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+    const auto from = a.empty() ? std::optional<double>(0) : parse_double(a);
+    const auto to = b.empty() ? std::optional<double>(-1) : parse_double(b);
+    if (!from || !to || !std::isfinite(*from) || !std::isfinite(*to) || *from < 0 || *from > 1e12 || *to > 1e12 ||
+        (*to >= 0 && !(*to > *from)))
+        throw bad();
+    c.timeline_from = *from;
+    c.timeline_to = *to;
+}
+
+}  // namespace
+
+namespace {
+
 using K = KeyKind;
 using V = const KeyValue&;
 using W = const std::string&;
@@ -574,6 +594,26 @@ const RunConfigKey kTable[] = {
      .default_text = "none",
      .example = R"("events.jsonl")",
      .set = [](RunConfig& c, V v, W) { c.event_log = v.text; }},
+    {.key = "jobs_csv_format",
+     .kind = K::Choice,
+     .help = "the job table's columns: dlsim (its own) or batsim (Batsim's out_jobs.csv, which evalys reads)",
+     .default_text = "dlsim",
+     .example = R"("batsim")",
+     .choices = "dlsim|batsim",
+     .set = [](RunConfig& c, V v,
+               W) { c.jobs_csv_format = v.text == "batsim" ? JobsCsvFormat::Batsim : JobsCsvFormat::Dlsim; }},
+    {.key = "timeline",
+     .kind = K::Text,
+     .help = "write the schedule as a Chrome trace-event JSON (open it in ui.perfetto.dev or chrome://tracing)",
+     .default_text = "none",
+     .example = R"("timeline.json")",
+     .set = [](RunConfig& c, V v, W) { c.timeline = v.text; }},
+    {.key = "timeline_window",
+     .kind = K::Text,
+     .help = "the timeline shows only FROM:TO (s from the trace's time 0; either side may be empty)",
+     .default_text = "the whole run",
+     .example = R"("3600:7200")",
+     .set = [](RunConfig& c, V v, W) { set_timeline_window(c, v.text); }},
     {.key = "job_records",
      .kind = K::Bool,
      .help = "leave the per-job records out of the JSON (huge traces)",

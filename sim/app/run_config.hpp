@@ -27,6 +27,8 @@ struct ParamSpec;  // policies/registry.hpp
 
 /// Run-config key `compat`: which simulator's conventions a run follows.
 enum class Compat : std::uint8_t { None, Gavel };
+/// Run-config key `jobs_csv_format`: the job table's columns.
+enum class JobsCsvFormat : std::uint8_t { Dlsim, Batsim };
 
 struct RunConfig {
     std::string trace, trace_format = "auto", cluster, profiles;
@@ -61,7 +63,11 @@ struct RunConfig {
     /// Calibration by model name: jobs with goodput data progress this many times slower than measured.
     std::map<std::string, double> slowdowns;
     // Outputs (not part of the resolved config that identifies a run).
-    std::string out, jobs_csv, event_log;
+    std::string out, jobs_csv, event_log, timeline;
+    /// The job table's columns: dlsim's own, or Batsim's out_jobs.csv (evalys reads it).
+    JobsCsvFormat jobs_csv_format = JobsCsvFormat::Dlsim;
+    /// The part of the run the timeline shows: [from, to] in s from the trace's time 0 (default: all).
+    double timeline_from = 0, timeline_to = -1;
     bool job_records = true;
     /// Benchmarks: time each network component solve (RunOutcome::network_solve_micros). Not a config key.
     bool time_network_solves = false;

@@ -47,6 +47,7 @@ bool execute(const SweepRun& run, const std::string& dir) {
         c.out = result_path(dir, run);
         c.jobs_csv.clear();
         c.event_log.clear();
+        c.timeline.clear();
         const ResolvedRun resolved = resolve(c);
         const RunInputs inputs = load_inputs(c);
         const RunOutcome outcome = simulate(inputs, resolved);

@@ -20,7 +20,7 @@ namespace jf = json_fields;
 namespace {
 
 /// Keys a sweep controls itself: every run writes runs/<id>.json.
-constexpr const char* kOutputKeys[] = {"out", "jobs_csv", "event_log"};
+constexpr const char* kOutputKeys[] = {"out", "jobs_csv", "event_log", "timeline"};
 
 /// Turns flat "params.K" keys into {"params": {"K": v}} for the config reader; rejects output keys.
 jf::Json to_config(const jf::Json& values, const std::string& origin) {
