@@ -120,8 +120,11 @@ TEST_CASE("run config: every table key is accepted in a config file, and its fla
         REQUIRE_NOTHROW(apply_flag(from_flag, k, example_as_flag(k)));
         CHECK(run_identity(from_file, ctx).dump() == run_identity(from_flag, ctx).dump());
         CHECK((from_file.out == from_flag.out && from_file.jobs_csv == from_flag.jobs_csv &&
-               from_file.event_log == from_flag.event_log && from_file.job_records == from_flag.job_records &&
-               from_file.params == from_flag.params && from_file.trace == from_flag.trace));
+               from_file.event_log == from_flag.event_log && from_file.timeline == from_flag.timeline &&
+               from_file.timeline_from == from_flag.timeline_from && from_file.timeline_to == from_flag.timeline_to &&
+               from_file.jobs_csv_format == from_flag.jobs_csv_format &&
+               from_file.job_records == from_flag.job_records && from_file.params == from_flag.params &&
+               from_file.trace == from_flag.trace));
         if (!k.excludes || !all.contains(k.excludes)) all[k.key] = doc[k.key];
     }
     // All of them at once make a valid run config.
