@@ -170,6 +170,7 @@ void print_summary(const RunOutcome& o, const RunConfig& c, double wall) {
     fmt::print("  wall         {:.3f} s   peak RSS {:.0f} MiB\n", wall, peak_rss_mb());
     if (!c.out.empty()) fmt::print("  result       {}\n", c.out);
     if (!c.jobs_csv.empty()) fmt::print("  job table    {}\n", c.jobs_csv);
+    if (!c.timeline.empty()) fmt::print("  timeline     {}\n", c.timeline);
 }
 
 int cmd_run(int argc, char** argv) {
