@@ -329,15 +329,16 @@ void write_batsim_jobs_csv(const RunInputs& in, const RunOutcome& o, const std::
     for (JobIdx j = 0; j < o.jobs.size(); ++j) {
         const JobInfo& job = o.jobs[j];
         const JobRecord& r = in.trace.jobs[j];
-        const double submit = to_seconds(job.submit);
+        // Differences are taken in whole microseconds, so that each prints as exactly as its two ends.
         const bool started = job.first_start != kNever, finished = job.state == JobState::Finished;
         const double start = started ? to_seconds(job.first_start) : -1;
         const double end = finished ? to_seconds(job.finish) : -1;
-        const double exec = finished ? end - start : -1;
-        const double turnaround = finished ? end - submit : -1;
+        const double exec = finished ? to_seconds(job.finish - job.first_start) : -1;
+        const double turnaround = finished ? to_seconds(job.finish - job.submit) : -1;
         f.print("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", result_fields::csv_text(r.id),
-                result_fields::csv_text(workload), num(submit), job.num_gpus, num(r.duration > 0 ? r.duration : -1),
-                finished ? 1 : 0, num(start), num(exec), num(end), num(started ? start - submit : -1), num(turnaround),
+                result_fields::csv_text(workload), num(to_seconds(job.submit)), job.num_gpus,
+                num(r.duration > 0 ? r.duration : -1), finished ? 1 : 0, num(start), num(exec), num(end),
+                num(started ? to_seconds(job.first_start - job.submit) : -1), num(turnaround),
                 num(exec > 0 ? turnaround / exec : -1),
                 j < o.held_gpus.size() ? interval_set(o.held_gpus[j]) : std::string());
         f.flush_if_full();
