@@ -1,13 +1,9 @@
 // The elastic policies on a fake view with hand-made step times and goodputs: optimus's marginal-gain order
 // and placements, and afs's tournament, each worked out by hand in the comments.
-#include "models/cluster.hpp"
-#include "models/performance_model.hpp"
-#include "models/profile.hpp"
-#include "models/rate_model.hpp"
-#include "models/restart_model.hpp"
 #include "policies/elastic/afs.hpp"
 #include "policies/elastic/optimus.hpp"
 #include "policies/registry.hpp"
+#include "tests/support/hand_view.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -61,38 +57,10 @@ const char* kTwoGpus = R"({"gpu_types": {"g": {}}, "node_types": {"n": {"gpu_typ
                            "racks": [{"node_type": "n", "nodes": 2}]})";
 
 /// A view over hand-kept jobs and allocations on a cluster of one type g (kTwoNodes by default).
-class FakeView final : public ClusterView {
+class FakeView final : public HandView {
 public:
     explicit FakeView(const char* cluster_json = kTwoNodes)
-        : cluster_(parse_cluster(cluster_json, "cluster.json")),
-          profiles_(parse_profiles(R"({"models": {"m": {"throughput": {"g": 1}}}})", "profile.json")),
-          rates_(cluster_, profiles_),
-          performance_(rates_) {}
-    Time now() const override { return now_s * 1'000'000; }
-    const Cluster& cluster() const override { return cluster_; }
-    const RateModel& rates() const override { return rates_; }
-    const JobInfo& job(JobIdx j) const override { return jobs.at(j); }
-    const Allocation& allocation(JobIdx j) const override { return allocs.at(j); }
-    int free_gpus(GpuTypeIdx) const override {
-        int free = 0;
-        for (NodeIdx n = 0; n < cluster_.nodes.size(); ++n) free += free_gpus_on(n);
-        return free;
-    }
-    int free_gpus_on(NodeIdx n) const override {
-        int used = 0;
-        for (const auto& a : allocs)
-            for (const NodeShare& s : a.shares)
-                if (s.node == n) used += s.gpus;
-        return cluster_.nodes[n].gpus - used;
-    }
-    NodeIdx node_with_free(GpuTypeIdx, int k) const override {
-        for (NodeIdx n = 0; n < cluster_.nodes.size(); ++n)
-            if (free_gpus_on(n) == k) return n;
-        return kNoNode;
-    }
-    std::span<const JobIdx> running_jobs() const override { return running; }
-    const RestartModel& restart_model() const override { return restart_; }
-    const PerformanceModel& performance() const override { return performance_; }
+        : HandView(cluster_json, R"({"models": {"m": {"throughput": {"g": 1}}}})") {}
     const ElasticView* elastic() const override { return &ev; }
 
     /// A queued job submitted at `submit_s`: elastic on 1..8 GPUs when it has predictions, else rigid.
@@ -112,25 +80,9 @@ public:
         return static_cast<JobIdx>(jobs.size() - 1);
     }
     /// Job j runs on these shares.
-    void run(JobIdx j, std::vector<NodeShare> shares) {
-        jobs[j].state = JobState::Running;
-        allocs[j].shares = std::move(shares);
-        jobs[j].alloc_gpus = allocs[j].num_gpus();
-        running.push_back(j);
-    }
+    void run(JobIdx j, std::vector<NodeShare> shares) { HandView::run(j, 0, std::move(shares)); }
 
-    std::int64_t now_s = 0;
-    std::vector<JobInfo> jobs;
-    std::vector<Allocation> allocs;
-    std::vector<JobIdx> running;
     FakeElastic ev;
-
-private:
-    Cluster cluster_;
-    ProfileSet profiles_;
-    RateModel rates_;
-    FixedRestart restart_{0};
-    IsolatedPerformance performance_;
 };
 
 /// One validated batch size (the jobs' 64) over 3 epochs: iterations_at(64, e) is the table's value, so the

@@ -1,12 +1,8 @@
 // `sia` on a fake view of two GPU types with hand-made goodputs: the integer program's optimum and the
 // restart factor, each worked out by hand in the comments (A = round(G^-0.5, 2), λ_n = 1.1).
-#include "models/cluster.hpp"
-#include "models/performance_model.hpp"
-#include "models/profile.hpp"
-#include "models/rate_model.hpp"
-#include "models/restart_model.hpp"
 #include "policies/elastic/sia.hpp"
 #include "policies/registry.hpp"
+#include "tests/support/hand_view.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -43,35 +39,9 @@ public:
     std::map<std::pair<JobIdx, GpuTypeIdx>, std::vector<double>> goodputs;
 };
 
-class FakeView final : public ClusterView {
+class FakeView final : public HandView {
 public:
-    FakeView()
-        : cluster_(parse_cluster(kTwoTypes, "cluster.json")),
-          profiles_(parse_profiles(R"({"models": {"m": {"throughput": {"a": 1, "b": 1}}}})", "profile.json")),
-          rates_(cluster_, profiles_),
-          performance_(rates_) {}
-    Time now() const override { return to_time(now_s); }
-    const Cluster& cluster() const override { return cluster_; }
-    const RateModel& rates() const override { return rates_; }
-    const JobInfo& job(JobIdx j) const override { return jobs.at(j); }
-    const Allocation& allocation(JobIdx j) const override { return allocs.at(j); }
-    int free_gpus(GpuTypeIdx t) const override {
-        int free = 0;
-        for (NodeIdx n = 0; n < cluster_.nodes.size(); ++n)
-            if (cluster_.nodes[n].gpu_type == t) free += free_gpus_on(n);
-        return free;
-    }
-    int free_gpus_on(NodeIdx n) const override {
-        int used = 0;
-        for (const auto& a : allocs)
-            for (const NodeShare& s : a.shares)
-                if (s.node == n) used += s.gpus;
-        return cluster_.nodes[n].gpus - used;
-    }
-    NodeIdx node_with_free(GpuTypeIdx, int) const override { return kNoNode; }
-    std::span<const JobIdx> running_jobs() const override { return running; }
-    const RestartModel& restart_model() const override { return restart_; }
-    const PerformanceModel& performance() const override { return performance_; }
+    FakeView() : HandView(kTwoTypes, R"({"models": {"m": {"throughput": {"a": 1, "b": 1}}}})") {}
     const ElasticView* elastic() const override { return &ev; }
 
     /// A queued elastic job (1..2 GPUs) submitted at 0 with goodputs {a1, a2} on a and {b1, b2} on b.
@@ -90,27 +60,8 @@ public:
         ev.goodputs[{idx, 1}] = std::move(on_b);
         return idx;
     }
-    void run(JobIdx j, GpuTypeIdx t, std::vector<NodeShare> shares) {
-        jobs[j].state = JobState::Running;
-        jobs[j].gpu_type = t;
-        allocs[j].gpu_type = t;
-        allocs[j].shares = std::move(shares);
-        jobs[j].alloc_gpus = allocs[j].num_gpus();
-        running.push_back(j);
-    }
 
-    double now_s = 0;
-    std::vector<JobInfo> jobs;
-    std::vector<Allocation> allocs;
-    std::vector<JobIdx> running;
     FakeElastic ev;
-
-private:
-    Cluster cluster_;
-    ProfileSet profiles_;
-    RateModel rates_;
-    FixedRestart restart_{0};
-    IsolatedPerformance performance_;
 };
 
 /// Arrivals (no decisions: not a timer call), then one timer call; the actions it returned.
