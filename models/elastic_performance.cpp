@@ -60,16 +60,20 @@ GoodputPoint ElasticPerformance::point_for(const Job& job, GpuTypeIdx t, int nod
     return fixed_batch(g, *p, nodes, gpus, job.target_batch > 0 ? job.target_batch : g.init_batch_size, epoch);
 }
 
-const MeasuredSteps* ElasticPerformance::measured(const Job& job, GpuTypeIdx t) const {
-    return t < measured_[job.model].size() ? measured_[job.model][t] : nullptr;
+std::optional<double> ElasticPerformance::measured_step(const Job& job, GpuTypeIdx t,
+                                                        std::span<const int> gpus_per_node, BatchConfig b) const {
+    const MeasuredSteps* m = t < measured_[job.model].size() ? measured_[job.model][t] : nullptr;
+    if (m == nullptr) return std::nullopt;
+    const auto s = m->at(gpus_per_node, b.atomic_bsz);
+    if (!s) return std::nullopt;
+    return s->step + b.accum_steps * (s->step - s->sync);  // each accumulation step computes without syncing
 }
 
 double ElasticPerformance::true_step_seconds(JobIdx j, GpuTypeIdx t, std::span<const int> gpus_per_node,
                                              BatchConfig b) const {
     const Job& job = jobs_[j];
     if (job.goodput == nullptr) return 0;
-    if (const MeasuredSteps* m = measured(job, t))
-        if (const auto s = m->at(gpus_per_node, b.atomic_bsz)) return s->step + b.accum_steps * (s->step - s->sync);
+    if (const auto measured = measured_step(job, t, gpus_per_node, b)) return *measured;
     const PerfParams* p = perf(job, t);
     if (p == nullptr) return 0;
     int nodes = 0, replicas = 0;
@@ -81,12 +85,11 @@ double ElasticPerformance::true_step_seconds(JobIdx j, GpuTypeIdx t, std::span<c
 GoodputPoint ElasticPerformance::rated_point(const Job& job) const {
     GoodputPoint point = point_for(job, job.type, job.nodes, job.gpus, job.epoch);
     if (point.goodput <= 0) return point;
-    if (const MeasuredSteps* m = measured(job, job.type))
-        if (const auto s = m->at(job.gpus_per_node, point.batch.atomic_bsz)) {
-            point.step_seconds = s->step + point.batch.accum_steps * (s->step - s->sync);
-            point.throughput = point.batch_size / point.step_seconds;
-            point.goodput = point.throughput * point.efficiency;
-        }
+    if (const auto measured = measured_step(job, job.type, job.gpus_per_node, point.batch)) {
+        point.step_seconds = *measured;
+        point.throughput = point.batch_size / point.step_seconds;
+        point.goodput = point.throughput * point.efficiency;
+    }
     point.goodput /= slowdown_[job.model];
     return point;
 }

@@ -13,6 +13,7 @@
 #include "models/elastic_view.hpp"
 #include "models/performance_model.hpp"
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -77,7 +78,9 @@ private:
     GoodputPoint point_for(const Job& job, GpuTypeIdx t, int nodes, int gpus, int epoch) const;
     /// The point the job progresses at on its allocation: point_for's batch choice at its true step time.
     GoodputPoint rated_point(const Job& job) const;
-    const MeasuredSteps* measured(const Job& job, GpuTypeIdx t) const;
+    /// Seconds per step with split b on this placement of type t, measured; nullopt where not measured.
+    std::optional<double> measured_step(const Job& job, GpuTypeIdx t, std::span<const int> gpus_per_node,
+                                        BatchConfig b) const;
     /// Books the work done since the job's last rating at `now`.
     void book(Job& job, JobIdx j, Time now);
     /// Epoch after `remaining` work is left: how many epoch boundaries lie at or above it.
