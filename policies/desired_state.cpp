@@ -34,11 +34,11 @@ DesiredState::Fate DesiredState::fate(const ClusterView& view, const Wish& w) co
     return Fate::Keep;
 }
 
-void DesiredState::emit(const ClusterView& view, Decisions& out) {
+void DesiredState::emit(const ClusterView& view, Decisions& out, StopCause unwanted) {
     fates_.clear();
     for (const Wish& w : wishes_) fates_.push_back(fate(view, w));
     for (JobIdx j : view.running_jobs())
-        if (j >= wanted_.size() || wanted_[j] != stamp_) out.preempt(j);
+        if (j >= wanted_.size() || wanted_[j] != stamp_) out.preempt(j, unwanted);
     for (std::size_t i = 0; i < wishes_.size(); ++i)
         if (fates_[i] == Fate::Move) out.preempt(wishes_[i].job);
     for (std::size_t i = 0; i < wishes_.size(); ++i)

@@ -27,8 +27,10 @@ public:
     void want(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> nodes = {});
     /// Running job j stays exactly as it is (the cheap form of want() with its current allocation).
     void keep(JobIdx j) { mark(j); }
-    /// Appends the actions that turn what runs now (per `view`) into the wish.
-    void emit(const ClusterView& view, Decisions& out);
+    /// Appends the actions that turn what runs now (per `view`) into the wish. A running job left out of the
+    /// wish is preempted for `unwanted` (a round-based policy: RoundEnd; unstated, the engine names the job
+    /// that took its GPUs); a move is a preemption the engine sees as one.
+    void emit(const ClusterView& view, Decisions& out, StopCause unwanted = StopCause::Unstated);
 
 private:
     struct Wish {

@@ -1,6 +1,7 @@
 #pragma once
 // The policy interface: what changed since the last call plus a read-only view in, decisions out.
 #include "policies/cluster_view.hpp"
+#include "policies/reasons.hpp"
 
 #include <span>
 #include <vector>
@@ -38,7 +39,15 @@ struct Action {
     /// An explicit placement: Decisions::placements[placement_begin, +placement_size); none = the placer's.
     std::uint32_t placement_begin = 0, placement_size = 0;
     PlacerChoice placer = PlacerChoice::Run;
-    JobIdx partner = kNoPartner;  ///< Pack: the running job whose GPUs `job` shares
+    JobIdx partner = kNoPartner;  ///< Pack: the running job whose GPUs `job` shares; Preempt: the job named by `cause`
+    StopCause cause = StopCause::Unstated;  ///< Preempt: why
+};
+
+/// The reason a policy gives for one job it leaves queued, naming a job where the reason does (kNobody else).
+struct WaitNote {
+    JobIdx job;
+    WaitReason reason;
+    JobIdx named = kNobody;
 };
 
 /// A policy's answer. The engine applies the actions in order and checks each one: an action that breaks
@@ -49,6 +58,13 @@ struct Decisions {
     std::vector<Action> actions;
     std::vector<NodeShare> placements;  ///< storage for the actions' explicit placements
     Time next_call = kNever;            ///< call me again at this time (a policy timer), or kNever
+    /// Why jobs stay queued (optional): each call's answer replaces the last. A queued job named in `waits`
+    /// waits for that reason; every other queued job for `rest_reason` if given (WaitReason::None: not
+    /// given), else for the reason the engine derives (sim/wait_ledger.hpp). `rest_reason` costs O(1) however
+    /// long the queue: a strict queue says "everyone else is behind the head" without listing them.
+    std::vector<WaitNote> waits;
+    WaitReason rest_reason = WaitReason::None;
+    JobIdx rest_named = kNobody;
 
     /// Start queued job j on n GPUs of type t; `nodes` (optional) says exactly where, else the placer does.
     void start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> nodes = {}) {
@@ -68,8 +84,19 @@ struct Decisions {
     void pack(JobIdx j, JobIdx partner) {
         actions.push_back({Action::Kind::Pack, j, 0, 0, 0, 0, PlacerChoice::Run, partner});
     }
-    /// Stop running job j; it goes back to the queue with its progress kept.
-    void preempt(JobIdx j) { actions.push_back({Action::Kind::Preempt, j, 0, 0, 0, 0, PlacerChoice::Run}); }
+    /// Stop running job j; it goes back to the queue with its progress kept. `cause` says why (Displaced and
+    /// Quota name the job `by`); unstated, the engine derives it after the call: Moved if j runs again at
+    /// once, Displaced by the job that took its GPUs, else Policy.
+    void preempt(JobIdx j, StopCause cause = StopCause::Unstated, JobIdx by = kNobody) {
+        actions.push_back({Action::Kind::Preempt, j, 0, 0, 0, 0, PlacerChoice::Run, by, cause});
+    }
+    /// Queued job j stays queued for `reason` (naming job `named` where the reason does).
+    void wait(JobIdx j, WaitReason reason, JobIdx named = kNobody) { waits.push_back({j, reason, named}); }
+    /// Every queued job not named by wait() in this answer stays queued for `reason`.
+    void wait_rest(WaitReason reason, JobIdx named = kNobody) {
+        rest_reason = reason;
+        rest_named = named;
+    }
     /// Run elastic job j on n GPUs of its current type from now on: on `nodes` if given (exactly n GPUs of
     /// that type; its own GPUs count as free), else where the placer re-places it.
     void resize(JobIdx j, int n, std::span<const NodeShare> nodes = {}) {
@@ -93,6 +120,9 @@ struct Decisions {
         actions.clear();
         placements.clear();
         next_call = kNever;
+        waits.clear();
+        rest_reason = WaitReason::None;
+        rest_named = kNobody;
     }
 
 private:

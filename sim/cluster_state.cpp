@@ -54,8 +54,8 @@ void ClusterState::set_free(NodeIdx n, int free) {
 
 void ClusterState::allocate(NodeIdx node, int count, JobIdx j, GpuIdx& head) {
     if (count < 1 || count > free_on_node_[node])
-        throw InternalError(fmt::format("placement asked for {} GPUs on node {} which has {} free", count, node,
-                                        free_on_node_[node]));
+        throw InternalError(
+            fmt::format("placement asked for {} GPUs on node {} which has {} free", count, node, free_on_node_[node]));
     const Node& nd = cluster_.nodes[node];
     int taken = 0;
     for (GpuIdx g = nd.first_gpu; g < nd.first_gpu + static_cast<GpuIdx>(nd.gpus) && taken < count; ++g) {
@@ -66,8 +66,8 @@ void ClusterState::allocate(NodeIdx node, int count, JobIdx j, GpuIdx& head) {
         ++taken;
     }
     if (taken != count)
-        throw InternalError(fmt::format("node {} free count says {} but only {} GPUs are unowned", node,
-                                        free_on_node_[node], taken));
+        throw InternalError(
+            fmt::format("node {} free count says {} but only {} GPUs are unowned", node, free_on_node_[node], taken));
     set_free(node, free_on_node_[node] - count);
 }
 
@@ -84,8 +84,10 @@ void ClusterState::share(GpuIdx partner_head, JobIdx partner, JobIdx j, GpuIdx& 
         const std::size_t mine = slot_of(g, partner, "shared with");
         const std::size_t other = mine ^ 1;
         if (holder_[other] != kFree)
-            throw InternalError(fmt::format("GPU {} shared with job {} by job {} but job {} holds it already: "
-                                            "more than two holders", g, partner, j, holder_[other]));
+            throw InternalError(
+                fmt::format("GPU {} shared with job {} by job {} but job {} holds it already: "
+                            "more than two holders",
+                            g, partner, j, holder_[other]));
         holder_[other] = j;
         next_[other] = head;
         head = g;
@@ -108,6 +110,10 @@ int ClusterState::release(GpuIdx head, JobIdx j) {
         ++count;
     }
     return count;
+}
+
+void ClusterState::append_chain(GpuIdx head, JobIdx j, std::vector<GpuIdx>& out) const {
+    for (GpuIdx g = head; g != kNoGpu; g = next_[slot_of(g, j, "listed for")]) out.push_back(g);
 }
 
 std::size_t ClusterState::held() const {

@@ -33,6 +33,8 @@ public:
     /// Job j lets go of every GPU on the chain starting at `head`; returns how many. A GPU becomes free
     /// when its other holder (if any) has let go too.
     int release(GpuIdx head, JobIdx j);
+    /// Appends the GPUs on job j's chain from `head` to `out`, in chain order.
+    void append_chain(GpuIdx head, JobIdx j, std::vector<GpuIdx>& out) const;
     /// GPUs held by anyone (for the end-of-run audit).
     std::size_t held() const;
     /// A holder of GPU g (the first slot's, else the second's), or kFree.
@@ -49,11 +51,11 @@ private:
     std::size_t slot_of(GpuIdx g, JobIdx j, const char* what) const;
 
     const Cluster& cluster_;
-    std::vector<JobIdx> holder_;   // [2g], [2g + 1]: GPU g's two holder slots
-    std::vector<GpuIdx> next_;     // per slot: the next GPU of the same job (an intrusive list: no allocation)
+    std::vector<JobIdx> holder_;  // [2g], [2g + 1]: GPU g's two holder slots
+    std::vector<GpuIdx> next_;    // per slot: the next GPU of the same job (an intrusive list: no allocation)
     std::vector<int> free_on_node_;
     std::vector<int> free_by_type_;
-    std::vector<std::uint32_t> local_;                         // node -> index among nodes of its type
+    std::vector<std::uint32_t> local_;  // node -> index among nodes of its type
     std::vector<std::vector<NodeIdx>> nodes_of_type_;
     std::vector<std::vector<std::vector<std::uint64_t>>> by_free_;  // [type][free count] -> bitset of local ids
 };

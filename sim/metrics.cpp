@@ -62,7 +62,7 @@ MeasureWindow parse_measure_time(const std::string& text) {
 Metrics::Metrics(const Cluster& cluster, std::size_t num_jobs, Time origin, std::size_t points)
     : cluster_(cluster),
       types_(cluster.gpu_types.size()),
-      width_(types_ + 2),
+      width_(types_ + 2 + kWaitReasons),
       origin_(origin),
       last_change_(origin),
       busy_(types_, 0),
@@ -102,6 +102,7 @@ void Metrics::advance(Time t) {
         for (std::size_t k = 0; k < types_; ++k) bucket[k] += busy_[k] * len;
         bucket[types_] += queued_ * len;
         bucket[types_ + 1] += running_ * len;
+        for (std::size_t r = 0; r < kWaitReasons; ++r) bucket[types_ + 2 + r] += static_cast<double>(waiting_[r]) * len;
         a = end;
     }
     last_change_ = t;
@@ -111,6 +112,23 @@ void Metrics::on_arrival(Time t, JobIdx j, const JobInfo&) {
     advance(t);
     ++queued_;
     lifetime_us_[j] = in_system_us_;
+}
+
+void Metrics::on_wait(Time t, JobIdx, const JobInfo&, WaitReason from, WaitReason to, JobIdx, bool) {
+    advance(t);
+    if (from != WaitReason::None) --waiting_[static_cast<std::size_t>(from)];
+    if (to != WaitReason::None) {
+        ++waiting_[static_cast<std::size_t>(to)];
+        reasons_seen_ |= 1u << static_cast<unsigned>(to);
+    }
+}
+
+void Metrics::on_wait_rest(Time t, WaitReason from, WaitReason to, JobIdx, std::uint64_t jobs) {
+    advance(t);
+    const auto n = static_cast<std::int64_t>(jobs);
+    if (from != WaitReason::None) waiting_[static_cast<std::size_t>(from)] -= n;
+    waiting_[static_cast<std::size_t>(to)] += n;
+    reasons_seen_ |= 1u << static_cast<unsigned>(to);
 }
 
 void Metrics::on_start(Time t, JobIdx, const JobInfo&, const Allocation& a) {
@@ -234,6 +252,8 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
     jct.reserve(jobs.size());
     pending.reserve(jobs.size());
     double sum_jct = 0, sum_delay = 0, sum_pending = 0;
+    WaitTotals waited_us{};
+    std::array<double, kWaitReasons> waited_gpu_us{};
     Time last_finish = origin_;
     const bool fairness = options.ftf_rho.size() == jobs.size() && !jobs.empty();
     const bool labelled = options.tenants != nullptr;
@@ -263,6 +283,11 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
         sum_delay += to_seconds(j.first_start - j.submit);
         pending.push_back(to_seconds(pending_time(j)));
         sum_pending += pending.back();
+        if (!options.waited.empty())
+            for (std::size_t r = 0; r < kWaitReasons; ++r) {
+                waited_us[r] += options.waited[i][r];
+                waited_gpu_us[r] += static_cast<double>(options.waited[i][r]) * j.num_gpus;
+            }
         if (j.first_start - j.submit > options.wait_threshold) ++s.jobs_waited_over_threshold;
         if (fairness) {
             const double rho = options.ftf_rho[i];
@@ -310,6 +335,10 @@ Summary Metrics::summarize(std::span<const JobInfo> jobs, std::uint64_t events, 
     s.p95_jct = percentile(jct, 95);
     s.p99_jct = percentile(jct, 99);
     s.p95_pending_time = percentile(pending, 95);
+    for (std::size_t r = 0; r < kWaitReasons; ++r)
+        if (waited_us[r] > 0)
+            s.pending_reasons.push_back({static_cast<WaitReason>(r), to_seconds(waited_us[r]) / 3600,
+                                         waited_gpu_us[r] / kMicrosPerSecond / 3600});
     // No job finished: no makespan, and no time to measure utilisation over.
     s.makespan = s.finished > 0 ? to_seconds(last_finish - origin_) : kNoFigure;
     const bool timed = s.makespan > 0;
@@ -341,6 +370,15 @@ Timeseries Metrics::timeseries() const {
         for (std::size_t t = 0; t < types_; ++t) ts.busy[t].push_back(buckets_[i * width_ + t] / len);
         ts.queued.push_back(buckets_[i * width_ + types_] / len);
         ts.running.push_back(buckets_[i * width_ + types_ + 1] / len);
+    }
+    for (std::size_t r = 0; r < kWaitReasons; ++r) {
+        if (!((reasons_seen_ >> r) & 1)) continue;
+        auto& series = ts.queued_by_reason.emplace_back(static_cast<WaitReason>(r), std::vector<double>());
+        for (std::size_t i = 0; i < ts.time.size(); ++i) {
+            const Time start = origin_ + static_cast<Time>(i) * bucket_us_;
+            const double len = static_cast<double>(std::min(last_change_, start + bucket_us_) - start);
+            series.second.push_back(buckets_[i * width_ + types_ + 2 + r] / len);
+        }
     }
     return ts;
 }

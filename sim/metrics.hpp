@@ -8,7 +8,9 @@
 #include "models/network_model.hpp"
 #include "policies/tenants.hpp"
 #include "sim/observer.hpp"
+#include "sim/wait_ledger.hpp"
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -50,6 +52,13 @@ struct GroupJct {
     double avg_jct = 0;  ///< s
 };
 
+/// Time the measured finished jobs waited for one reason.
+struct ReasonHours {
+    WaitReason reason;
+    double job_hours = 0;  ///< Σ time waited
+    double gpu_hours = 0;  ///< Σ time waited × requested GPUs
+};
+
 struct Summary {
     std::uint64_t jobs = 0, finished = 0, rejected = 0, unfinished = 0;
     MeasureWindow measure;
@@ -60,6 +69,7 @@ struct Summary {
     /// Time a finished job waited for GPUs between submit and finish (before its first start and after
     /// every preemption; restarts excluded): mean and 95th percentile over the measured finished jobs.
     double avg_pending_time = 0, p95_pending_time = 0;  ///< s
+    std::vector<ReasonHours> pending_reasons;           ///< the reasons with time > 0, in WaitReason order
     double makespan = 0;                                ///< s
     double gpu_utilization = 0;
     std::vector<std::pair<std::string, double>> gpu_utilization_by_type;  ///< in cluster order
@@ -89,12 +99,15 @@ struct Timeseries {
     std::vector<double> time;               ///< bucket start, s
     std::vector<std::vector<double>> busy;  ///< [type][bucket], time-weighted mean busy GPUs
     std::vector<double> queued, running;    ///< [bucket]
+    /// Per reason that occurred (in WaitReason order): the time-weighted mean of queued jobs waiting for it.
+    std::vector<std::pair<WaitReason, std::vector<double>>> queued_by_reason;
 };
 
 /// What summarize needs beyond the jobs' states (all optional).
 struct SummaryOptions {
     Time wait_threshold = 3'600'000'000;  ///< µs
     std::span<const double> ftf_rho;      ///< per job (Metrics::finish_time_fairness); empty: no ρ figures
+    std::span<const WaitTotals> waited;   ///< per job: time queued per wait reason; empty: no pending_reasons
     const Tenants* tenants = nullptr;     ///< the names behind JobInfo::vc and ::user, for by_vc and by_user
 };
 
@@ -117,6 +130,9 @@ public:
     void on_finish(Time t, JobIdx j, const JobInfo& job, const Allocation& released) override;
     void on_resize(Time t, JobIdx j, const JobInfo& job, const Allocation& from, Time from_since, const Allocation& to,
                    Transition why) override;
+    void on_wait(Time t, JobIdx j, const JobInfo& job, WaitReason from, WaitReason to, JobIdx named,
+                 bool rest) override;
+    void on_wait_rest(Time t, WaitReason from, WaitReason to, JobIdx named, std::uint64_t jobs) override;
 
     /// The GPU type of a job's longest allocation (meaningful once it ran).
     GpuTypeIdx longest_type(JobIdx j) const { return longest_type_[j]; }
@@ -143,11 +159,13 @@ private:
 
     const Cluster& cluster_;
     std::size_t types_;
-    std::size_t width_;  // values per bucket: busy by type, queued, running
+    std::size_t width_;  // values per bucket: busy by type, queued, running, queued by wait reason
     Time origin_, last_change_;
     int queued_ = 0, running_ = 0;
-    std::vector<int> busy_;              // per type, now
-    std::vector<std::int64_t> busy_us_;  // per type, exact busy GPU-µs
+    std::array<std::int64_t, kWaitReasons> waiting_{};  // queued jobs per wait reason, now
+    std::uint32_t reasons_seen_ = 0;                    // bit per reason that ever had a job
+    std::vector<int> busy_;                             // per type, now
+    std::vector<std::int64_t> busy_us_;                 // per type, exact busy GPU-µs
     // Time series in O(points) memory: `points_` buckets of width bucket_us_ from origin_, holding
     // value·µs integrals. When time outgrows them, pairs merge and the width doubles, so a run of any
     // length ends with between points/2 and points buckets (no per-event allocation).

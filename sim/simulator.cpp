@@ -29,7 +29,8 @@ Simulator::Simulator(const Cluster& cluster, const RateModel& rates, const Resol
       performance_(options.performance ? *options.performance : *own_performance_, rates, resolved.jobs.size()),
       restart_(options.restart ? *options.restart : *own_restart_),
       elastic_(options.elastic),
-      state_(cluster) {
+      state_(cluster),
+      waits_(resolved.jobs.size(), observers_) {
     const std::size_t n = resolved.jobs.size();
     jobs_.resize(n);
     for (std::size_t j = 0; j < n; ++j) {
@@ -151,6 +152,15 @@ bool Simulator::call_policy(bool timer) {
     requeued_.clear();
     declined_.clear();
     for (const Action& a : decisions_.actions) apply(a, decisions_.placement(a));
+    if (!stops_.empty()) settle_stops();
+    const JobIdx unqueued = waits_.settle(*this, decisions_, declined_);
+    if (unqueued != kNobody) {
+        acting_job_ = unqueued;
+        invalid(
+            fmt::format("gave a wait reason for job {}, which is neither queued nor started by this answer, or "
+                        "named a reason or a job that does not exist",
+                        unqueued));
+    }
     ++timer_generation_;  // any earlier timer request is superseded by this call's answer
     if (decisions_.next_call != kNever) {
         if (decisions_.next_call <= now_)
@@ -169,6 +179,7 @@ void Simulator::arrive(JobIdx j) {
     }
     job.state = JobState::Queued;
     arrived_.push_back(j);
+    waits_.queued(j);
     for (Observer* o : observers_) o->on_arrival(now_, j, job);
 }
 
@@ -211,6 +222,15 @@ void Simulator::apply(const Action& a, std::span<const NodeShare> placement) {
         case Action::Kind::Preempt:
             if (jobs_[a.job].state != JobState::Running)
                 invalid(fmt::format("preempted job {} which is not running", a.job));
+            // The engine's own facts (a move, a move with no place) are not the policy's to state.
+            if (a.cause == StopCause::Moved || a.cause == StopCause::NoPlace || a.cause > StopCause::Policy)
+                invalid(fmt::format("preempted job {} for cause {}, which only the engine gives", a.job,
+                                    a.cause > StopCause::Policy ? std::to_string(static_cast<int>(a.cause))
+                                                                : std::string(stop_cause_name(a.cause))));
+            if ((a.cause == StopCause::Displaced || a.cause == StopCause::Quota) && a.partner >= jobs_.size())
+                invalid(fmt::format("preempted job {} for cause {} naming job {}, which does not exist", a.job,
+                                    stop_cause_name(a.cause), a.partner));
+            note_stop(a.job, a.cause, a.partner);
             reallocate(a.job, nullptr, Transition::Preempt);
             break;
         case Action::Kind::Resize:
@@ -223,6 +243,39 @@ void Simulator::apply(const Action& a, std::span<const NodeShare> placement) {
             pack(a.job, a.partner);
             break;
     }
+}
+
+void Simulator::note_stop(JobIdx j, StopCause cause, JobIdx by) {
+    stops_.push_back({j, cause, by});
+    stop_gpus_at_.push_back(static_cast<std::uint32_t>(stop_gpus_.size()));
+    if (cause == StopCause::Unstated) state_.append_chain(gpus_of_[j], j, stop_gpus_);
+}
+
+void Simulator::settle_stops() {
+    stop_gpus_at_.push_back(static_cast<std::uint32_t>(stop_gpus_.size()));
+    for (std::size_t i = 0; i < stops_.size(); ++i) {
+        StopNote& s = stops_[i];
+        if (jobs_[s.job].state == JobState::Running) {  // a fact: it runs again, whatever the policy said
+            s.cause = StopCause::Moved;
+            s.by = kNobody;
+            continue;
+        }
+        if (s.cause != StopCause::Unstated) continue;
+        // Displaced: by a job that got some of these GPUs at this instant (not a partner that kept them).
+        s.cause = StopCause::Policy;
+        for (std::uint32_t k = stop_gpus_at_[i]; k < stop_gpus_at_[i + 1]; ++k) {
+            const JobIdx taker = state_.owner(stop_gpus_[k]);
+            if (taker != ClusterState::kFree && taker != s.job && jobs_[taker].stint_start == now_) {
+                s.cause = StopCause::Displaced;
+                s.by = taker;
+                break;
+            }
+        }
+    }
+    for (Observer* o : observers_) o->on_stop_causes(now_, stops_);
+    stops_.clear();
+    stop_gpus_at_.clear();
+    stop_gpus_.clear();
 }
 
 bool Simulator::place(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement, const char* action) {
@@ -368,6 +421,7 @@ void Simulator::migrate(JobIdx j, GpuTypeIdx t, std::span<const NodeShare> place
     const bool fits = place(j, t, job.alloc_gpus, placement, "migrated");
     take_gpus(j, allocs_[running_pos_[j]]);
     if (!fits) {  // nowhere to go: it goes back to the queue
+        note_stop(j, StopCause::NoPlace, kNobody);
         reallocate(j, nullptr, Transition::Preempt);
         requeued_.push_back(j);
         return;
@@ -404,6 +458,7 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
 
     if (to != nullptr) {
         if (!was_running) {
+            waits_.started(now_, j, job);
             running_pos_[j] = static_cast<std::uint32_t>(running_.size());
             running_.push_back(j);
             if (allocs_.size() < running_.size()) allocs_.emplace_back();
@@ -462,6 +517,7 @@ void Simulator::reallocate(JobIdx j, Allocation* to, Transition why) {
             job.state = JobState::Queued;
             ++job.preemptions;
             stopped_now_.push_back(j);
+            waits_.queued(j);
         }
     }
 

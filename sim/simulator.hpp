@@ -22,6 +22,7 @@
 #include "sim/event_queue.hpp"
 #include "sim/job_spec.hpp"
 #include "sim/observer.hpp"
+#include "sim/wait_ledger.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -105,6 +106,9 @@ public:
     const PerformanceModel& performance() const override { return performance_; }
     const ElasticView* elastic() const override { return elastic_; }
 
+    /// How long each job waited for each reason (exact once it finished).
+    const WaitLedger& waits() const { return waits_; }
+    std::vector<WaitTotals> take_wait_totals() { return waits_.take_totals(); }
     /// Every job's final state, in trace order.
     const std::vector<JobInfo>& jobs() const { return jobs_; }
     /// Hands the jobs' final states over once the run is done (no copy of a million records).
@@ -118,6 +122,11 @@ private:
     /// resize or move that had to be declined or requeued.
     bool call_policy(bool timer);
     void apply(const Action& a, std::span<const NodeShare> placement);
+    /// Running job j is about to lose its GPUs for `cause`: noted with the GPUs it holds, so that the
+    /// cause can be settled after the call (settle_stops).
+    void note_stop(JobIdx j, StopCause cause, JobIdx by);
+    /// Derives each unstated cause of the call's preemptions and tells the observers.
+    void settle_stops();
     /// The placer an action names (made from the registry on first use), or the run's.
     Placer& placer_for(PlacerChoice choice);
     void start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> placement);
@@ -177,6 +186,10 @@ private:
     std::vector<JobIdx> arrival_order_;  // by (submit, trace order)
     std::size_t next_arrival_ = 0;
     std::vector<Observer*> observers_;
+    WaitLedger waits_;
+    std::vector<StopNote> stops_;              // the preemptions of the current policy call
+    std::vector<std::uint32_t> stop_gpus_at_;  // per stop: where its GPUs begin in stop_gpus_
+    std::vector<GpuIdx> stop_gpus_;
     // Scratch reused at every instant (no allocation per event).
     std::vector<JobIdx> arrived_, finished_, requeued_, declined_;
     Allocation scratch_;

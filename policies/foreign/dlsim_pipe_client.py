@@ -85,8 +85,25 @@ class Decisions:
     def start(self, j, t, n):
         self.actions.append({"start": j, "type": t, "gpus": n})
 
-    def preempt(self, j):
-        self.actions.append({"preempt": j})
+    def preempt(self, j, cause=None, by=None):
+        action = {"preempt": j}
+        if cause is not None:
+            action["cause"] = cause
+        if by is not None:
+            action["by"] = by
+        self.actions.append(action)
+
+    def wait(self, j, reason, behind=None):
+        action = {"wait": j, "reason": reason}
+        if behind is not None:
+            action["behind"] = behind
+        self.actions.append(action)
+
+    def wait_rest(self, reason, behind=None):
+        action = {"wait_rest": reason}
+        if behind is not None:
+            action["behind"] = behind
+        self.actions.append(action)
 
     def migrate(self, j, t):
         self.actions.append({"migrate": j, "type": t})

@@ -77,6 +77,7 @@ public:
             return x > static_cast<number_unsigned_t>(kNever) ? unexpected("a number beyond 2^63-1")
                                                               : next_call(static_cast<Time>(x));
         if (where_ == Where::Action) {
+            if (field_ == Reason || field_ == WaitRest || field_ == Cause) return unexpected("a number");
             if (x > std::numeric_limits<std::uint32_t>::max()) return unexpected("a number beyond 2^32-1");
             value_[field_] = static_cast<std::uint32_t>(x);
             return true;
@@ -89,6 +90,25 @@ public:
             child_error_ = s;
             has_error_ = true;
             return true;
+        }
+        if (where_ == Where::Action && (field_ == Reason || field_ == WaitRest)) {
+            for (std::uint32_t r = 0; r < kWaitReasons; ++r)
+                if (s == kWaitReasonNames[r]) {
+                    value_[field_] = r;
+                    return true;
+                }
+            return fail(fmt::format("action {}: {}: unknown wait reason \"{}\" (expected one of {})", action_index_,
+                                    kFieldNames[field_], s, fmt::join(kWaitReasonNames, ", ")));
+        }
+        if (where_ == Where::Action && field_ == Cause) {
+            for (StopCause c : kPolicyStopCauses)
+                if (s == stop_cause_name(c)) {
+                    value_[field_] = static_cast<std::uint32_t>(c);
+                    return true;
+                }
+            return fail(fmt::format(
+                "action {}: cause: unknown cause \"{}\" (expected displaced, round_end, quota, resized or policy)",
+                action_index_, s));
         }
         return unexpected("a string");
     }
@@ -126,7 +146,7 @@ public:
         if (field_ == kFields)
             return fail(
                 fmt::format("action {}: unknown field \"{}\" (expected one of start, preempt, migrate, resize, "
-                            "pack, with type, gpus, partner)",
+                            "pack, wait, wait_rest, with type, gpus, partner, reason, behind, cause, by)",
                             action_index_, k));
         if (present_ & (1u << field_)) return fail(fmt::format("action {}: field \"{}\" twice", action_index_, k));
         present_ |= 1u << field_;
@@ -163,9 +183,26 @@ public:
 private:
     enum class Where { Start, Top, Actions, Action, End };
     enum class Member { None, Actions, NextCall, Error };
-    enum Field { Start, Preempt, Migrate, Resize, Pack, Type, Gpus, Partner, kFields };
-    static constexpr const char* kFieldNames[kFields] = {"start", "preempt", "migrate", "resize",
-                                                         "pack",  "type",    "gpus",    "partner"};
+    enum Field {
+        Start,
+        Preempt,
+        Migrate,
+        Resize,
+        Pack,
+        Wait,
+        WaitRest,
+        Type,
+        Gpus,
+        Partner,
+        Reason,
+        Behind,
+        Cause,
+        By,
+        kFields
+    };
+    static constexpr const char* kFieldNames[kFields] = {"start",  "preempt",   "migrate", "resize", "pack",
+                                                         "wait",   "wait_rest", "type",    "gpus",   "partner",
+                                                         "reason", "behind",    "cause",   "by"};
 
     bool fail(std::string what) {
         if (problem_.empty()) problem_ = std::move(what);
@@ -184,6 +221,9 @@ private:
             case Where::Actions:
                 return fail(fmt::format("action {}: expected an object, got {}", action_index_, what));
             case Where::Action:
+                if (field_ == Reason || field_ == WaitRest || field_ == Cause)
+                    return fail(fmt::format("action {}: field \"{}\": expected a name (a string), got {}",
+                                            action_index_, kFieldNames[field_], what));
                 return fail(fmt::format("action {}: field \"{}\": expected a non-negative integer, got {}",
                                         action_index_, kFieldNames[field_], what));
             case Where::End:
@@ -201,24 +241,41 @@ private:
         const std::size_t a = action_index_ - 1;
         int kinds = 0;
         Field kind = kFields;
-        for (Field f : {Start, Preempt, Migrate, Resize, Pack})
+        for (Field f : {Start, Preempt, Migrate, Resize, Pack, Wait, WaitRest})
             if (has(f)) {
                 ++kinds;
                 kind = f;
             }
         if (kinds != 1)
-            return fail(fmt::format("action {}: expected exactly one of start, preempt, migrate, resize, pack", a));
+            return fail(fmt::format(
+                "action {}: expected exactly one of start, preempt, migrate, resize, pack, wait, wait_rest", a));
         const std::uint32_t needs = kind == Start     ? (1u << Type) | (1u << Gpus)
                                     : kind == Migrate ? (1u << Type)
                                     : kind == Resize  ? (1u << Gpus)
                                     : kind == Pack    ? (1u << Partner)
+                                    : kind == Wait    ? (1u << Reason)
                                                       : 0u;
-        const std::uint32_t extra = present_ & ~(needs | (1u << kind));
+        const std::uint32_t optional = kind == Preempt                    ? (1u << Cause) | (1u << By)
+                                       : kind == Wait || kind == WaitRest ? (1u << Behind)
+                                                                          : 0u;
+        const std::uint32_t extra = present_ & ~(needs | optional | (1u << kind));
         if ((present_ & needs) != needs || extra != 0) {
-            static constexpr const char* kShapes[] = {"{\"start\": j, \"type\": t, \"gpus\": n}", "{\"preempt\": j}",
-                                                      "{\"migrate\": j, \"type\": t}", "{\"resize\": j, \"gpus\": n}",
-                                                      "{\"pack\": j, \"partner\": p}"};
+            static constexpr const char* kShapes[] = {"{\"start\": j, \"type\": t, \"gpus\": n}",
+                                                      "{\"preempt\": j} (optionally with \"cause\": name, \"by\": k)",
+                                                      "{\"migrate\": j, \"type\": t}",
+                                                      "{\"resize\": j, \"gpus\": n}",
+                                                      "{\"pack\": j, \"partner\": p}",
+                                                      "{\"wait\": j, \"reason\": name} (optionally with \"behind\": k)",
+                                                      "{\"wait_rest\": reason} (optionally with \"behind\": k)"};
             return fail(fmt::format("action {}: expected {}", a, kShapes[kind]));
+        }
+        for (Field f : {Behind, By})
+            if (has(f) && value_[f] >= num_jobs_)
+                return fail(fmt::format("action {}: {}: job {} does not exist (the run has {} jobs)", a, kFieldNames[f],
+                                        value_[f], num_jobs_));
+        if (kind == WaitRest) {
+            out_.wait_rest(static_cast<WaitReason>(value_[WaitRest]), has(Behind) ? value_[Behind] : kNobody);
+            return true;
         }
         const JobIdx j = value_[kind];
         if (j >= num_jobs_)
@@ -239,7 +296,11 @@ private:
                 out_.start(j, t, n);
                 break;
             case Preempt:
-                out_.preempt(j);
+                out_.preempt(j, has(Cause) ? static_cast<StopCause>(value_[Cause]) : StopCause::Unstated,
+                             has(By) ? value_[By] : kNobody);
+                break;
+            case Wait:
+                out_.wait(j, static_cast<WaitReason>(value_[Reason]), has(Behind) ? value_[Behind] : kNobody);
                 break;
             case Migrate:
                 out_.migrate(j, t);

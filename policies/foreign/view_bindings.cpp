@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <bit>
+#include <optional>
 #include <string>
 
 namespace py = pybind11;
@@ -54,6 +55,23 @@ struct DecisionsHandle {
 
 /// The base class of Python policies: no state; its decide says that a subclass must define one.
 struct PolicyBase {};
+
+/// A wait reason by its name (policies/reasons.hpp); a ValueError naming the vocabulary otherwise.
+WaitReason wait_reason_by_name(const std::string& name) {
+    for (std::size_t r = 0; r < kWaitReasons; ++r)
+        if (name == kWaitReasonNames[r]) return static_cast<WaitReason>(r);
+    std::string known;
+    for (std::string_view n : kWaitReasonNames) known += (known.empty() ? "" : ", ") + std::string(n);
+    throw py::value_error("dlsim: unknown wait reason '" + name + "' (expected one of " + known + ")");
+}
+
+/// A preemption cause a policy may give, by its name; a ValueError otherwise.
+StopCause stop_cause_by_name(const std::string& name) {
+    for (StopCause c : kPolicyStopCauses)
+        if (name == stop_cause_name(c)) return c;
+    throw py::value_error("dlsim: unknown preemption cause '" + name +
+                          "' (expected displaced, round_end, quota, resized or policy)");
+}
 
 py::list to_list(std::span<const JobIdx> jobs) {
     py::list out(jobs.size());
@@ -186,7 +204,23 @@ void define_policy_api(py::module_& m) {
             "start", [](const DecisionsHandle& h, JobIdx j, GpuTypeIdx t, int n) { h.out().start(j, t, n); },
             py::arg("j"), py::arg("t"), py::arg("n"))
         .def(
-            "preempt", [](const DecisionsHandle& h, JobIdx j) { h.out().preempt(j); }, py::arg("j"))
+            "preempt",
+            [](const DecisionsHandle& h, JobIdx j, std::optional<std::string> cause, std::optional<JobIdx> by) {
+                h.out().preempt(j, cause ? stop_cause_by_name(*cause) : StopCause::Unstated, by.value_or(kNobody));
+            },
+            py::arg("j"), py::arg("cause") = py::none(), py::arg("by") = py::none())
+        .def(
+            "wait",
+            [](const DecisionsHandle& h, JobIdx j, const std::string& reason, std::optional<JobIdx> behind) {
+                h.out().wait(j, wait_reason_by_name(reason), behind.value_or(kNobody));
+            },
+            py::arg("j"), py::arg("reason"), py::arg("behind") = py::none())
+        .def(
+            "wait_rest",
+            [](const DecisionsHandle& h, const std::string& reason, std::optional<JobIdx> behind) {
+                h.out().wait_rest(wait_reason_by_name(reason), behind.value_or(kNobody));
+            },
+            py::arg("reason"), py::arg("behind") = py::none())
         .def(
             "migrate", [](const DecisionsHandle& h, JobIdx j, GpuTypeIdx t) { h.out().migrate(j, t); }, py::arg("j"),
             py::arg("t"))

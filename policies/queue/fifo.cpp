@@ -35,7 +35,16 @@ void FifoPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
         queue_.pop_front();
     }
     if (space_sharing_ && !queue_.empty() && view.rates().has_pairs()) pack_heads(view, out);
-    if (easy_ && queue_.size() > 1) backfill(view, out);
+    if (queue_.empty()) return;
+    // Why the rest waits: the head waits for GPUs; strictly, everyone else waits behind it; with EASY,
+    // a job that would fit now but would delay the head's reservation waits for that reservation.
+    out.wait(queue_.front(), WaitReason::Resources);
+    if (easy_ && queue_.size() > 1) {
+        out.wait_rest(WaitReason::Resources);
+        backfill(view, out);
+    } else {
+        out.wait_rest(WaitReason::HeadOfLine, queue_.front());
+    }
 }
 
 void FifoPolicy::pack_heads(const ClusterView& view, Decisions& out) {
@@ -113,6 +122,7 @@ void FifoPolicy::backfill(const ClusterView& view, Decisions& out) {
             if (start && !ends_in_time) extra -= job.num_gpus;
         }
         if (!start) {
+            if (t) out.wait(j, WaitReason::Reserved, queue_.front());
             ++it;
             continue;
         }

@@ -187,14 +187,14 @@ void VcQuotaPolicy::promote(const ClusterView& view) {
     freed_vcs_.clear();
 }
 
-void VcQuotaPolicy::reclaim(const ClusterView& view, GpuTypeIdx t, int need, Decisions& out) {
+void VcQuotaPolicy::reclaim(const ClusterView& view, JobIdx for_job, GpuTypeIdx t, int need, Decisions& out) {
     for (auto it = opportunistic_.rbegin(); it != opportunistic_.rend() && available_[t] < need;) {
         const JobIdx j = std::get<1>(*it);
         ++it;  // the release below erases the element `it` was made from
         const Held& h = held_[j];
         if (h.type != t || h.call == call_) continue;
         const JobInfo& job = view.job(j);
-        out.preempt(j);
+        out.preempt(j, StopCause::Quota, for_job);
         held_[j].evicted = call_;
         available_[t] += job.num_gpus;
         release(view, j);
@@ -238,7 +238,7 @@ void VcQuotaPolicy::serve_guaranteed(const ClusterView& view, Decisions& out) {
                 fit_[u] = room(vc, u) >= job.num_gpus ? available_[u] + lent_[u] : 0;
             t = pick_type(view, job, order_, fit_);
             // Every lent job is reclaimable here (none was lent in this call yet), so this always frees enough.
-            if (t) reclaim(view, *t, job.num_gpus, out);
+            if (t) reclaim(view, j, *t, job.num_gpus, out);
         }
         if (!t) {
             blocked_.push_back(v);
@@ -316,6 +316,23 @@ void VcQuotaPolicy::decide(const ClusterView& view, const Changes& changes, Deci
     for (GpuTypeIdx t = 0; t < types; ++t) available_[t] = view.free_gpus(t);
     serve_guaranteed(view, out);
     if (borrow_) lend(view, out);
+    explain(view, out);
+}
+
+void VcQuotaPolicy::explain(const ClusterView& view, Decisions& out) const {
+    // Strict FIFO inside a VC: its head waits for its quota (no type it may use has room in the VC for
+    // its gang) or for free GPUs; the rest of the VC's queue waits behind the head.
+    for (const Vc& vc : vcs_) {
+        if (vc.queue.empty()) continue;
+        const JobIdx head = vc.queue.begin()->second;
+        const JobInfo& job = view.job(head);
+        bool within_quota = false;
+        for (GpuTypeIdx t = 0; t < available_.size(); ++t)
+            within_quota |= ((job.runnable >> t) & 1) && room(vc, t) >= job.num_gpus;
+        out.wait(head, within_quota ? WaitReason::Resources : WaitReason::Quota);
+        for (auto it = std::next(vc.queue.begin()); it != vc.queue.end(); ++it)
+            out.wait(it->second, WaitReason::HeadOfLine, head);
+    }
 }
 
 }  // namespace dlsim

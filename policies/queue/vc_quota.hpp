@@ -82,7 +82,10 @@ private:
     /// Pass 2 (borrow): lends idle GPUs to blocked VCs' jobs in head order.
     void lend(const ClusterView& view, Decisions& out);
     /// Preempts opportunistic jobs on type t, youngest first (not this call's), until `need` GPUs are free.
-    void reclaim(const ClusterView& view, GpuTypeIdx t, int need, Decisions& out);
+    /// Frees `need` GPUs of type t for job `for_job` by preempting lent jobs (cause: quota, for it).
+    void reclaim(const ClusterView& view, JobIdx for_job, GpuTypeIdx t, int need, Decisions& out);
+    /// Every queued job's wait reason: quota or resources for a VC's head, head-of-line behind it for the rest.
+    void explain(const ClusterView& view, Decisions& out) const;
 
     TypeOrder order_;
     bool borrow_;

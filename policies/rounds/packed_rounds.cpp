@@ -378,7 +378,7 @@ void PackedRoundScheduler::emit(const ClusterView& view, Decisions& out) {
         const JobIdx p = view.allocation(j).partner;
         keep_[j] = keepable(j) && (p == kNoPartner || want_partner_[j] == p || !keepable(p));
         if (!keep_[j]) {
-            out.preempt(j);
+            out.preempt(j, StopCause::RoundEnd);
             intended_partner_[j] = kNoPartner;
         }
     }
@@ -424,7 +424,7 @@ void PackedRoundScheduler::emit_default(const ClusterView& view, Decisions& out)
     }
     for (const JobIdx j : view.running_jobs())
         if (!keep_[j]) {
-            out.preempt(j);
+            out.preempt(j, StopCause::RoundEnd);
             intended_partner_[j] = kNoPartner;
         }
     for (const Pick& p : picks_) emit_pick(p, {}, out);  // the run's placer places the starts
@@ -472,6 +472,7 @@ void PackedRoundScheduler::decide(const ClusterView& view, const Changes& change
     for (const JobIdx j : view.running_jobs()) account_running(view, j);
     for (const JobIdx j : changes.arrived) add_job(view, j);
     cycle_.step(*this, view, changes.timer, !active_.empty(), shares_, out);
+    out.wait_rest(WaitReason::Share);  // a job left out of the round has spent its time share
 }
 
 void PackedRoundScheduler::boundary_round(const ClusterView& view, Decisions& out) {

@@ -176,10 +176,17 @@ void RoundScheduler::decide(const ClusterView& view, const Changes& changes, Dec
     for (const JobIdx j : changes.requeued) account(view, j);
     for (const JobIdx j : view.running_jobs()) account(view, j);
     for (const JobIdx j : changes.arrived) add_job(view, j);
+    round_began_ = false;
     cycle_.step(*this, view, changes.timer, !active_.empty(), shares_, out);
+    // A job left out of a round has spent its time share for it; one that arrived during a round waits for
+    // the next round (a job this call starts is not waiting: its note is ignored).
+    if (!round_began_)
+        for (const JobIdx j : changes.arrived) out.wait(j, WaitReason::PolicyTimer);
+    out.wait_rest(WaitReason::Share);
 }
 
 void RoundScheduler::boundary_round(const ClusterView& view, Decisions& out) {
+    round_began_ = true;
     walk(view, false);
     ++stats_.rounds;
     desired_.clear();
@@ -192,7 +199,7 @@ void RoundScheduler::boundary_round(const ClusterView& view, Decisions& out) {
             desired_.want(p.job, p.type, p.gpus);
         }
     }
-    desired_.emit(view, out);
+    desired_.emit(view, out, StopCause::RoundEnd);
 }
 
 void RoundScheduler::fill_round(const ClusterView& view, Decisions& out) {
@@ -258,6 +265,7 @@ void RoundScheduler::place_compat(const ClusterView& view) {
 // a new job waits for the reset gate; this skips their walk (the type order is still shuffled, as the walk
 // would, so that later walks see the same order).
 Time RoundScheduler::renew_only_round(const ClusterView& view) {
+    round_began_ = true;  // (a round that renews every lease; kNever below: the walk's round begins instead)
     if (!options_.fifo) return kNever;
     const std::span<const JobIdx> running = view.running_jobs();
     if (running.empty()) return kNever;  // no lease to renew (the walk path also wakes up for the reset gate)
@@ -284,6 +292,7 @@ Time RoundScheduler::renew_only_round(const ClusterView& view) {
 }
 
 Time RoundScheduler::compat_round(const ClusterView& view, Decisions& out) {
+    round_began_ = true;
     walk(view, false);
     ++stats_.rounds;
     place_compat(view);
@@ -304,7 +313,7 @@ Time RoundScheduler::compat_round(const ClusterView& view, Decisions& out) {
             gavel_micro_task_end(now, throughput_[cell(p.job, p.type)], job.remaining_at(now), tau, cycle_.round());
         end = end == kNever ? finish : std::max(end, finish);
     }
-    desired_.emit(view, out);
+    desired_.emit(view, out, StopCause::RoundEnd);
     return end;
 }
 

@@ -139,6 +139,7 @@ private:
     Rng rng_;
     RoundStats stats_;
     bool ready_ = false;
+    bool round_began_ = false;  // this call began a round (a job it leaves out has spent its share)
     std::size_t types_ = 0;
 
     // The active jobs (arrived, not finished), ascending: the allocation input's order.

@@ -186,6 +186,23 @@ const SummaryField kSummary[] = {
                     ? fmt::format("{} waited > {} h", s.jobs_waited_over_threshold, hours(s.wait_threshold))
                     : std::string();
      }},
+    {"pending_reasons", "", "",
+     "per wait reason with time > 0: {\"job_hours\": time the measured finished jobs waited for it (h), "
+     "\"gpu_hours\": the same times their requested GPUs}",
+     [](Buffer& out, const Summary& s) {
+         out.push_back('{');
+         for (std::size_t i = 0; i < s.pending_reasons.size(); ++i) {
+             if (i) out.push_back(',');
+             append_json_string(out, wait_reason_name(s.pending_reasons[i].reason));
+             append(out, ":{\"job_hours\":");
+             append_double(out, s.pending_reasons[i].job_hours);
+             append(out, ",\"gpu_hours\":");
+             append_double(out, s.pending_reasons[i].gpu_hours);
+             out.push_back('}');
+         }
+         out.push_back('}');
+     },
+     false, -1, Show::Part, "", no_text},
     {"gpu_hours_by_type", "busy GPU time by type", "GPU-h",
      "busy GPU-hours per GPU type over the whole run, in cluster order (object: type -> hours)",
      [](Buffer& out, const Summary& s) { named_numbers_json(out, s.gpu_hours_by_type); }, false, -1, Show::Part, "",
@@ -358,6 +375,16 @@ const JobField kJobs[] = {
      "time it waited for GPUs between submit and finish: before its first start and after every preemption, "
      "restarts excluded (s); null unless finished",
      [](const JobRow& r) { return done(r) ? seconds(pending_time(info(r))) : null(); }, true},
+    {"pending_reasons",
+     "seconds of its pending time per wait reason ({reason: s}, reasons with time > 0; they sum to pending_time once "
+     "it finished)",
+     [](const JobRow& r) {
+         if (r.j >= r.out.waited.size()) return absent();
+         Cell c{Cell::Kind::Waits, 0, {}, 0};
+         c.waits = &r.out.waited[r.j];
+         return c;
+     },
+     false},
     {"num_gpus", "requested GPUs", [](const JobRow& r) { return integer(info(r).num_gpus); }, true},
     {"gpu_type", "GPU type of its longest allocation; null if it never ran",
      [](const JobRow& r) { return ran(r) ? text(r.in.cluster.gpu_types[r.out.job_gpu_type[r.j]].name) : null(); },
@@ -461,6 +488,19 @@ void put_cell(RecordWriter& out, const Cell& c, Format format) {
         case Cell::Kind::Real:
             out.text(json_out::number_text(c.real).view());  // no string per record (ftf_rho is in every one)
             break;
+        case Cell::Kind::Waits: {
+            char sep = '{';
+            for (std::size_t r = 0; r < kWaitReasons; ++r) {
+                if ((*c.waits)[r] == 0) continue;
+                out.text(std::string_view(&sep, 1));
+                sep = ',';
+                out.json_string(kWaitReasonNames[r]);
+                out.text(":");
+                out.seconds((*c.waits)[r]);
+            }
+            out.text(sep == '{' ? "{}" : "}");
+            break;
+        }
     }
 }
 

@@ -79,11 +79,13 @@ struct Cell {
         Seconds,  ///< `number` microseconds, written as seconds (shortest round-trip form)
         Text,     ///< `text`: a JSON string; a CSV cell quoted per RFC 4180 when it needs it
         Real,     ///< `real`, shortest round-trip form
+        Waits,    ///< `waits`: {"reason": seconds, ...} for the reasons with time > 0 (JSON only)
     };
     Kind kind = Kind::Null;
     std::int64_t number = 0;
     std::string_view text;
     double real = 0;
+    const WaitTotals* waits = nullptr;
 };
 
 /// What a job field's value is computed from.

@@ -275,6 +275,8 @@ RunOutcome simulate(const RunInputs& in, const ResolvedRun& run, const ProgressF
     SummaryOptions summary_options;
     summary_options.wait_threshold = to_time(c.wait_threshold);
     summary_options.ftf_rho = out.ftf_rho;
+    out.waited = sim.take_wait_totals();
+    summary_options.waited = out.waited;
     summary_options.tenants = &resolved.tenants;
     if (timeline) timeline->finish(sim.now());
     if (held) out.held_gpus = held->take_sets();
@@ -382,6 +384,12 @@ void write_outputs(const RunInputs& in, const RunConfig& c, const RunOutcome& o,
     write_number_array(f, o.timeseries.queued);
     f.print(",\"running_jobs\":");
     write_number_array(f, o.timeseries.running);
+    f.print(",\"queued_by_reason\":{{");
+    for (std::size_t i = 0; i < o.timeseries.queued_by_reason.size(); ++i) {
+        f.print("{}\"{}\":", i ? "," : "", wait_reason_name(o.timeseries.queued_by_reason[i].first));
+        write_number_array(f, o.timeseries.queued_by_reason[i].second);
+    }
+    f.print("}}");
     const DurationHistogram& calls = o.stats.policy_call_time;
     f.print(
         "}},\n\"run\":{{\"version\":{},\"wall_seconds\":{},\"policy_seconds\":{},\"policy_calls\":{},"

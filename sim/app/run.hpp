@@ -47,6 +47,7 @@ struct RunOutcome {
     std::vector<JobInfo> jobs;                      ///< in trace order
     std::vector<GpuTypeIdx> job_gpu_type;           ///< type of each job's longest allocation
     std::vector<double> ftf_rho;                    ///< each job's finish-time fairness ρ (-1 unless finished)
+    std::vector<WaitTotals> waited;                 ///< per job: time queued per wait reason
     std::map<std::uint32_t, std::string> rejected;  ///< job index -> reason
     std::vector<JobNetworkRecord> network;          ///< per job: placement shape, slowdown, communication
     std::vector<ElasticJobStats> elastic;           ///< per job with goodput data (empty: no elastic model)

@@ -58,3 +58,7 @@ class Fifo(dlsim.Policy):
             decisions.start(j, t, job.num_gpus)
             free[t] -= job.num_gpus
             queue.popleft()
+        if queue:
+            # Why the rest waits (as the built-in fifo says): the head for GPUs, everyone else behind it.
+            decisions.wait(queue[0], "resources")
+            decisions.wait_rest("head_of_line", behind=queue[0])

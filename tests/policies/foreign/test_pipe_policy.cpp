@@ -203,7 +203,8 @@ TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, a
          "literal; last read: 'h'): 'hello, this is not JSON'"},
         {"unknown-action",
          "unknown-action: call 2: bad reply: action 0: unknown field \"launch\" (expected one of "
-         "start, preempt, migrate, resize, pack, with type, gpus, partner): "
+         "start, preempt, migrate, resize, pack, wait, wait_rest, with type, gpus, partner, reason, behind, cause, "
+         "by): "
          "'{\"actions\": [{\"launch\": 0}], \"next_call\": null}'"},
         {"bad-field",
          "bad-field: call 2: bad reply: action 0: field \"gpus\": expected a non-negative integer, got a "

@@ -188,6 +188,7 @@ TEST_CASE("result schema: the JSON summary, job records, jobs CSV and index colu
                                                                  "jct",
                                                                  "queueing_delay",
                                                                  "pending_time",
+                                                                 "pending_reasons",
                                                                  "num_gpus",
                                                                  "gpu_type",
                                                                  "preemptions",
