@@ -120,6 +120,7 @@ void order_types(ReportData& d) {
 }  // namespace
 
 ReportData read_result(const std::string& path) {
+    if (!std::ifstream(path, std::ios::binary)) throw InputError(path + ": cannot read the result file");
     if (!is_result_file(path))
         throw InputError(
             fmt::format("{}: not a dlsim result file (expected it to start with "
@@ -156,14 +157,17 @@ ReportData read_result(const std::string& path) {
     for (const char* key : {"config", "summary", "timeseries", "run"})
         if (!doc.contains(key) || !doc[key].is_object())
             jf::fail(path, key, "an object", doc.contains(key) ? &doc[key] : nullptr);
-    if (!doc.contains("jobs"))
-        throw InputError(
-            fmt::format("{}: jobs: no job records (the run was written with --no-job-records); a "
-                        "report needs them",
-                        path));
-    if (!doc["jobs"].is_array()) jf::fail(path, "jobs", "an array", &doc["jobs"]);
+    if (!doc.contains("jobs") || !doc["jobs"].is_array())
+        jf::fail(path, "jobs", "an array", doc.contains("jobs") ? &doc["jobs"] : nullptr);
     if (!doc["jobs"].empty())
         jf::fail(path, fmt::format("jobs[{}]", record), "a job record (an object)", &doc["jobs"][0]);
+    const Json& jobs = doc["summary"].contains("jobs") ? doc["summary"]["jobs"] : Json();
+    if (!jobs.is_number_unsigned()) jf::fail(path, "summary.jobs", "a count of jobs", &jobs);
+    if (jobs.get<std::uint64_t>() != record)
+        throw InputError(
+            fmt::format("{}: jobs: {} job records for the summary's {} jobs (a run written with "
+                        "--no-job-records has none; a report needs them)",
+                        path, record, jobs.get<std::uint64_t>()));
     d.run_id = doc.contains("run_id") ? doc["run_id"] : Json();
     d.config = std::move(doc["config"]);
     d.summary = std::move(doc["summary"]);
@@ -265,6 +269,9 @@ private:
     std::vector<double> since_;
 };
 
+/// A time for a message: "never" for a job that did not start or finish.
+std::string when(double t) { return std::isnan(t) ? std::string("never") : fmt::format("{}", t); }
+
 /// "n1 GPU 0-2, n0 GPU 3": the GPUs a job holds, by node, as ranges.
 std::string gpu_text(const std::vector<GpuReplay::Held>& held) {
     std::string out;
@@ -315,6 +322,8 @@ void read_event_log(const std::string& path, ReportData& d) {
     };
     intern("");
     GpuReplay gpus(n);
+    // Each job's first start and finish in the log, checked against its record at the end.
+    std::vector<double> first_start(n, kNaN), finished(n, kNaN);
     std::vector<std::array<double, 2>> spans;
     std::vector<std::uint32_t> span_lane, span_job;
     std::vector<std::uint32_t> ev_job;
@@ -440,6 +449,7 @@ void read_event_log(const std::string& path, ReportData& d) {
         } else if (what == "start") {
             kind = EventKind::Start;
             place(false);
+            if (std::isnan(first_start[j])) first_start[j] = t;
         } else if (what == "migrate" || what == "resize") {
             kind = what == "migrate" ? EventKind::Migrate : EventKind::Resize;
             place(true);
@@ -452,6 +462,7 @@ void read_event_log(const std::string& path, ReportData& d) {
         } else if (what == "finish") {
             kind = EventKind::Finish;
             stop();
+            finished[j] = t;
         } else if (what == "rate") {
             kind = EventKind::Rate;
             const Json* r = member(ev, "rate");
@@ -473,6 +484,15 @@ void read_event_log(const std::string& path, ReportData& d) {
     }
     if (in.bad()) throw InputError(path + ": read error");
     d.event_lines = lineno;
+    // The log must be of the run that wrote the result: every job starts and finishes when its record says.
+    auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+    for (std::uint32_t j = 0; j < n; ++j)
+        if (!same(first_start[j], d.jobs.start[j]) || !same(finished[j], d.jobs.finish[j]))
+            throw InputError(fmt::format(
+                "{}: job \"{}\" starts at {} and finishes at {} in this log, but at {} and {} in {} (expected the "
+                "event log of the run that wrote it)",
+                path, d.jobs.ids[j], when(first_start[j]), when(finished[j]), when(d.jobs.start[j]),
+                when(d.jobs.finish[j]), d.result_path));
     // Jobs still holding GPUs when the log ends (a run stopped early) hold them to its last line.
     for (std::uint32_t j = 0; j < n; ++j)
         if (gpus.holds(j)) gpus.release(j, last, spans, span_lane, span_job);

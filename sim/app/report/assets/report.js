@@ -260,7 +260,7 @@ function ganttDraw() {
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   // Job ids on slices wide enough to hold them.
   if (g.lanePx >= 12) {
-    ctx.font = '11px system-ui, sans-serif'; ctx.fillStyle = '#111'; ctx.textBaseline = 'middle';
+    ctx.font = '11px system-ui, sans-serif'; ctx.fillStyle = '#111'; ctx.textBaseline = 'middle'; ctx.textAlign = 'left';
     const kc = pwCss / (g.t1 - g.t0);
     for (let L = first; L < last; ++L) {
       const yc = (L - g.l0) * g.lanePx + g.lanePx / 2;
