@@ -9,6 +9,7 @@ start of the event log and one preemption line per preempt line; the screenshot 
 page without an event log, and a sweep's page with its runs' pages linked. Exit 77 (skipped) without Chromium.
 """
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -32,6 +33,45 @@ def check(condition, what):
     if not condition:
         sys.exit(f"test_report_browser: FAILED: {what}")
     print(f"ok: {what}")
+
+
+def with_reasons(result, events):
+    """A hand-made variant of a run with the pending-reason and preemption-cause fields (see the report's
+    README): per job pending_reasons splitting its pending_time, summary.pending_reasons,
+    timeseries.queued_by_reason, and an event log with arrive, wait and wait_rest lines and preempt causes.
+    Returns the result's text (with its checksum recomputed) and the event log's lines."""
+    r = json.loads(json.dumps(result))
+    for j in r["jobs"]:
+        p = j["pending_time"] or 0
+        j["pending_reasons"] = {"resources": p * 0.75, "priority": p * 0.25} if p > 0 else {}
+    hours = sum(j["pending_time"] or 0 for j in r["jobs"]) / 3600
+    r["summary"]["pending_reasons"] = {"resources": {"job_hours": hours * 0.75, "gpu_hours": hours},
+                                       "priority": {"job_hours": hours * 0.25, "gpu_hours": hours / 3}}
+    q = r["timeseries"]["queued_jobs"]
+    r["timeseries"]["queued_by_reason"] = {"resources": [x * 0.75 for x in q], "priority": [x * 0.25 for x in q]}
+    del r["run"]["checksum"]
+    text = json.dumps(r, separators=(",", ":"))
+    prefix = text[:-2] + ","
+    text = prefix + '"checksum":"sha256:' + hashlib.sha256(prefix.encode()).hexdigest() + '"}}\n'
+    submit = {j["job_id"]: j["submit_time"] for j in r["jobs"]}
+    lines, arrived = [], set()
+    for k, e in enumerate(events):
+        for jid, t in submit.items():  # arrivals before any line at or after their time
+            if jid not in arrived and t <= e["time"]:
+                arrived.add(jid)
+                lines.append({"time": t, "event": "arrive", "job_id": jid, "gpus": 1})
+                if not any(x["event"] == "start" and x["job_id"] == jid and x["time"] == t for x in events):
+                    lines.append({"time": t, "event": "wait", "job_id": jid, "reason": "resources"})
+        e = dict(e)
+        if e["event"] == "preempt":
+            by = next((x["job_id"] for x in events[k:] if x["time"] == e["time"] and x["event"] == "start"), None)
+            e.update({"cause": "displaced", "by": by} if by else {"cause": "policy"})
+            lines.append(e)
+            lines.append({"time": e["time"], "event": "wait", "job_id": e["job_id"], "rest": True})
+            lines.append({"time": e["time"], "event": "wait_rest", "reason": "head_of_line", "behind": "0"})
+            continue
+        lines.append(e)
+    return text, lines
 
 
 def fmt_time(s):
@@ -181,6 +221,40 @@ def main():
         b.wait_for("window.dlsimComplete || window.dlsimError", timeout=30)
         check(b.evaluate("document.getElementById('table-count').textContent") == "20 of 20 jobs",
               "a linked run page opens with its 20 jobs")
+    # The fields of pending reasons and preemption causes: a report of the hand-made variant shows them.
+    text, lines = with_reasons(result, events)
+    with open("reasons.json", "w") as f:
+        f.write(text)
+    with open("reasons.jsonl", "w") as f:
+        f.writelines(json.dumps(e) + "\n" for e in lines)
+    run([args.dlsim, "report", "reasons.json", "--event-log", "reasons.jsonl", "-o", "reasons.html"])
+    displaced = [e for e in lines if e["event"] == "preempt" and e["job_id"] == vid]
+    with cdp.Browser(chromium, 1400, 1000) as b:
+        b.open_page()
+        b.navigate("file://" + os.path.abspath("reasons.html"))
+        b.wait_for("window.dlsimComplete || window.dlsimError", timeout=30)
+        check(not b.evaluate("window.dlsimError || ''"), "the page with pending reasons loads")
+        check(b.evaluate("document.querySelectorAll('#reasons-table tr').length") == 3,
+              "the summary's pending reasons are a table of 2 reasons")
+        b.evaluate(f"selectJob(ids().indexOf({json.dumps(vid)}))")
+        texts = b.evaluate("[...document.querySelectorAll('#job-timeline li.ev-preempt')].map(l => l.textContent)")
+        want = [f"preempted (displaced by {e['by']})" for e in displaced]
+        check([t.split(" s ", 1)[1] for t in texts] == want, f"each preemption names its cause: {texts[0]!r}")
+        check(b.evaluate("document.querySelectorAll('#job-timeline li.ev-submit').length") == 1,
+              "its arrival is on its timeline")
+        waits = b.evaluate("[...document.querySelectorAll('#job-timeline li.ev-wait')].map(l => l.textContent)")
+        check(any("queue: head_of_line behind 0" in w for w in waits),
+              "after a preemption it follows the queue's common reason (wait_rest)")
+        check(b.evaluate("document.querySelectorAll('#job-reasons tr').length") == 2,
+              "its record's pending reasons are listed")
+        coloured = """(id => { const c = document.getElementById(id), d = c.getContext('2d')
+            .getImageData(0, 0, c.width, c.height).data; let n = 0;
+            for (let i = 0; i < d.length; i += 4) if (Math.max(d[i], d[i+1], d[i+2]) - Math.min(d[i], d[i+1], d[i+2]) > 60) ++n;
+            return n; })"""
+        check(b.evaluate(coloured + "('ts-reasons')") > 200, "the queued-by-reason series are drawn")
+        b.navigate("file://" + os.path.abspath("report.html"))
+        b.wait_for("window.dlsimComplete || window.dlsimError", timeout=30)
+        check(b.evaluate(coloured + "('ts-reasons')") == 0, "without them the chart says so and draws no series")
     print("test_report_browser: passed")
     return 0
 
