@@ -272,19 +272,21 @@ private:
 /// A time for a message: "never" for a job that did not start or finish.
 std::string when(double t) { return std::isnan(t) ? std::string("never") : fmt::format("{}", t); }
 
-/// "n1 GPU 0-2, n0 GPU 3": the GPUs a job holds, by node, as ranges.
+/// "n1 GPU 0-2,5, n0 GPU 3": the GPUs a job holds, node by node, as ranges.
 std::string gpu_text(const std::vector<GpuReplay::Held>& held) {
     std::string out;
     std::size_t i = 0;
     while (i < held.size()) {
         const auto& h = held[i];
-        out += fmt::format("{}n{} GPU {}", out.empty() ? "" : ", ", h.node, h.gpu);
+        const bool same_node = i > 0 && held[i - 1].node == h.node && held[i - 1].layer == h.layer;
+        out +=
+            same_node ? fmt::format(",{}", h.gpu) : fmt::format("{}n{} GPU {}", out.empty() ? "" : ", ", h.node, h.gpu);
         std::size_t k = i + 1;
         while (k < held.size() && held[k].node == h.node && held[k].layer == h.layer &&
                held[k].gpu == held[k - 1].gpu + 1)
             ++k;
         if (k - i > 1) out += fmt::format("-{}", held[k - 1].gpu);
-        if (h.layer) out += " (packed)";
+        if (h.layer && (k == held.size() || held[k].node != h.node || held[k].layer != h.layer)) out += " (packed)";
         i = k;
     }
     return out;
