@@ -198,7 +198,7 @@ public:
         if (node >= nodes_.size()) nodes_.resize(node + 1);
         Node& n = nodes_[node];
         since_[j] = t;
-        if (partner >= 0)
+        if (partner >= 0 && static_cast<std::uint32_t>(partner) != j)  // a job is never its own partner
             for (const Held& h : held_[static_cast<std::size_t>(partner)]) {
                 if (count == 0) break;
                 if (h.node != node || h.layer != 0) continue;

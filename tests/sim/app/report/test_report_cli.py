@@ -3,9 +3,11 @@
 on good input it writes one self-contained page (no external resource) and the same bytes every time.
 No browser needed (tests/sim/app/report/test_report_browser.py opens the pages)."""
 import argparse
+import base64
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 
@@ -14,6 +16,18 @@ def check(condition, what):
     if not condition:
         sys.exit(f"test_report_cli: FAILED: {what}")
     print(f"ok: {what}")
+
+
+def page_data(path):
+    """The page's inlined data: its meta JSON and its typed arrays, decoded as the page's script does."""
+    page = open(path).read()
+    meta = json.loads(re.search(r'<script type="application/json" id="dlsim-meta">(.*?)</script>', page, re.S)[1])
+    blob = base64.b64decode(re.search(r'<script type="text/plain" id="dlsim-blob">(.*?)</script>', page, re.S)[1])
+    ids = json.loads(re.search(r'<script type="application/json" id="dlsim-ids">(.*?)</script>', page, re.S)[1])
+    codes = {"f64": "d", "f32": "f", "u32": "I", "i32": "i", "u8": "B"}
+    arrays = {name: struct.unpack_from(f"<{count}{codes[kind]}", blob, offset)
+              for name, (offset, count, kind) in meta["arrays"].items()}
+    return meta, arrays, ids
 
 
 def main():
@@ -48,6 +62,28 @@ def main():
     check(open("b.html").read() == page, "the same inputs give the same bytes")
     check(not re.search(r"""(src|href)=["']?(https?:|//)""", page) and "@import" not in page,
           "the page loads nothing from elsewhere")
+
+    # The Gantt's GPUs are the timeline's (--timeline numbers a node's GPUs the same way): per job, the same
+    # set of (node, GPU) over srtf's preemptions and moves on 8 GPUs.
+    with open("small.json", "w") as f:
+        json.dump({"gpu_types": {"V100": {}}, "node_types": {"n": {"gpu_type": "V100", "gpus": 4}},
+                   "racks": [{"node_type": "n", "nodes": 2}]}, f)
+    subprocess.run([dlsim, "run", "--max-jobs", "40", "--policy", "srtf", "--cluster", "small.json", "--event-log",
+                    "small.jsonl", "--timeline", "small-timeline.json", "--out", "small-run.json"], check=True,
+                   capture_output=True)
+    check(report("small-run.json", "--event-log", "small.jsonl", "-o", "small.html").returncode == 0,
+          "a report of srtf on 8 GPUs")
+    meta, arr, ids = page_data("small.html")
+    ours = {}
+    for lane, label in enumerate(meta["gantt"]["lanes"]):
+        node, gpu = re.fullmatch(r"n(\d+) GPU (\d+)", label).groups()
+        for i in range(arr["lane_offsets"][lane], arr["lane_offsets"][lane + 1]):
+            ours.setdefault(ids[arr["slice_job"][i]], set()).add((int(node), int(gpu)))
+    theirs = {}
+    for e in json.load(open("small-timeline.json"))["traceEvents"]:
+        if e["ph"] == "X":
+            theirs.setdefault(e["name"], set()).add((e["pid"] - 1, e["tid"] - 1))
+    check(ours == theirs and len(ours) == 40, "each job's GPUs in the Gantt are its GPUs in --timeline")
 
     lines = open("events.jsonl").read().splitlines()
     with open("bad_line.jsonl", "w") as f:
