@@ -2,6 +2,7 @@
 
 #include "models/base/input_error.hpp"
 #include "models/base/json_fields.hpp"
+#include "sim/app/report/record_scan.hpp"
 #include "sim/app/result_check.hpp"
 
 #include <fmt/format.h>
@@ -22,8 +23,6 @@ namespace dlsim::report {
 namespace jf = json_fields;
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::uint8_t index_of(std::vector<std::string>& names, const std::string& name, std::size_t limit,
                       const std::string& file, const std::string& path) {
@@ -132,26 +131,32 @@ ReportData read_result(const std::string& path) {
     jf::check_nesting(text, path);
     ReportData d;
     d.result_path = path;
-    // The records become columns as they are parsed and are dropped from the document (a million records
-    // as JSON values would take gigabytes).
-    std::string top;
-    std::size_t record = 0;
-    const Json::parser_callback_t columns = [&](int depth, Json::parse_event_t event, Json& parsed) {
-        if (depth == 1 && event == Json::parse_event_t::key) {
-            top = parsed.get<std::string>();
-            return true;
-        }
-        if (depth == 2 && top == "jobs" && event == Json::parse_event_t::object_end) {
-            add_job(d, parsed, path, record++);
-            return false;
-        }
-        return true;
-    };
     Json doc;
-    try {
-        doc = Json::parse(text, columns);
-    } catch (const Json::exception& e) {
-        throw InputError(fmt::format("{}: {}", path, e.what()));
+    std::size_t record = 0;
+    if (!scan_result(text, d, doc, record)) {
+        // Not as dlsim writes it: the general parser, whose errors name what is wrong. The records become
+        // columns as they are parsed and are dropped from the document (a million records as JSON values
+        // would take gigabytes).
+        d = ReportData();
+        d.result_path = path;
+        record = 0;
+        std::string top;
+        const Json::parser_callback_t columns = [&](int depth, Json::parse_event_t event, Json& parsed) {
+            if (depth == 1 && event == Json::parse_event_t::key) {
+                top = parsed.get<std::string>();
+                return true;
+            }
+            if (depth == 2 && top == "jobs" && event == Json::parse_event_t::object_end) {
+                add_job(d, parsed, path, record++);
+                return false;
+            }
+            return true;
+        };
+        try {
+            doc = Json::parse(text, columns);
+        } catch (const Json::exception& e) {
+            throw InputError(fmt::format("{}: {}", path, e.what()));
+        }
     }
     jf::require_object(doc, path, "(top level)");
     for (const char* key : {"config", "summary", "timeseries", "run"})

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct JobColumns {
 };
 
 inline constexpr std::uint8_t kNoType = 255;
+/// A null time or duration in the columns.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr const char* kStates[] = {"pending", "queued", "running", "finished", "rejected"};
 
 /// One Gantt lane: a GPU (node, index within the node, layer 1 for a job packed onto a partner's GPU),
