@@ -87,6 +87,13 @@ public:
         return false;
     }
     std::size_t pos() const { return i_; }
+    /// The text of a scalar that is not a string (a number or a literal), up to its delimiter.
+    std::string_view token() {
+        ws();
+        const std::size_t start = i_;
+        while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ']' && s_[i_] != ' ') ++i_;
+        return s_.substr(start, i_ - start);
+    }
     bool done() {
         ws();
         return i_ == s_.size();
@@ -224,6 +231,60 @@ bool scan_result(std::string_view text, ReportData& d, Json& doc, std::size_t& r
     } catch (const Json::exception&) {
         return false;
     }
+    return true;
+}
+
+bool scan_log_line(std::string_view line, FlatLine& out) {
+    out.fields.clear();
+    out.nodes.clear();
+    out.has_nodes = false;
+    Scanner sc(line);
+    if (!sc.eat('{')) return false;
+    if (!sc.peek('}')) do {
+            FlatLine::Field f;
+            if (!sc.plain_string(f.key) || !sc.eat(':')) return false;
+            if (f.key == "nodes") {
+                if (out.has_nodes || !sc.eat('[')) return false;
+                out.has_nodes = true;
+                if (!sc.peek(']')) do {
+                        double node = 0, gpus = 0;
+                        bool int_node = false, int_gpus = false;
+                        if (!sc.eat('[') || !sc.number(node, int_node) || !sc.eat(',') || !sc.number(gpus, int_gpus) ||
+                            !sc.eat(']') || !int_node || !int_gpus || node < 0 || gpus < 0 || node > 1e6 || gpus > 1e6)
+                            return false;
+                        out.nodes.emplace_back(static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(gpus));
+                    } while (sc.eat(','));
+                if (!sc.eat(']')) return false;
+                continue;
+            }
+            if (sc.peek('"')) {
+                if (!sc.plain_string(f.text)) return false;
+                f.is_string = true;
+            } else if (sc.peek('{') || sc.peek('[')) {
+                return false;
+            } else {
+                f.text = sc.token();
+                bool integral = false;
+                Scanner number(f.text);
+                f.is_number = number.number(f.number, integral) && number.done();
+                if (!f.is_number && f.text != "true" && f.text != "false" && f.text != "null") return false;
+            }
+            if (out.find(f.key) != nullptr) return false;  // a repeated key: the general parser decides
+            out.fields.push_back(f);
+        } while (sc.eat(','));
+    if (!sc.eat('}') || !sc.done()) return false;
+    // The types the report relies on; anything else goes to the general parser for its message.
+    const FlatLine::Field* time = out.find("time");
+    const FlatLine::Field* event = out.find("event");
+    if (time == nullptr || !time->is_number || event == nullptr || !event->is_string) return false;
+    for (const char* key : {"job_id", "behind", "by", "packed_with"})
+        if (const FlatLine::Field* f = out.find(key); f != nullptr && (!f->is_string || f->text.empty())) return false;
+    const std::string_view what = event->text;
+    if (what == "rate") {
+        const FlatLine::Field* rate = out.find("rate");
+        if (rate == nullptr || !rate->is_number) return false;
+    }
+    if ((what == "start" || what == "migrate" || what == "resize") && !out.has_nodes) return false;
     return true;
 }
 

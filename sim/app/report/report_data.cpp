@@ -308,6 +308,104 @@ std::vector<std::uint32_t> csr_order(const std::vector<std::uint32_t>& key, std:
     return order;
 }
 
+/// Heterogeneous lookup of job ids by string_view (no string built per line).
+struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+/// A line the fast scanner read: every field the report relies on has its type already.
+class FastLine {
+public:
+    explicit FastLine(const FlatLine& line) : l_(line) {}
+    double time() const { return l_.find("time")->number; }
+    std::string_view event() const { return l_.find("event")->text; }
+    bool has(const char* key) const { return l_.find(key) != nullptr; }
+    std::string_view id(const char* key) const { return l_.find(key)->text; }
+    std::string text(const char* key) const {
+        const FlatLine::Field* f = l_.find(key);
+        return f == nullptr ? std::string() : std::string(f->text);
+    }
+    double number_or_nan(const char* key) const {
+        const FlatLine::Field* f = l_.find(key);
+        return f != nullptr && f->is_number ? f->number : kNaN;
+    }
+    double rate() const { return l_.find("rate")->number; }
+    bool flag(const char* key) const {
+        const FlatLine::Field* f = l_.find(key);
+        return f != nullptr && !f->is_string && f->text == "true";
+    }
+    void require_nodes() const {}
+    template <class Take>
+    void for_nodes(Take take) const {
+        for (const auto& [node, count] : l_.nodes) take(node, count);
+    }
+
+private:
+    const FlatLine& l_;
+};
+
+/// A line through nlohmann's parser: each accessor checks its field's type and names the line and field.
+class JsonLine {
+public:
+    JsonLine(const Json& ev, const std::string& at) : ev_(ev), at_(at) {}
+    double time() const {
+        const Json* v = member(ev_, "time");
+        if (v == nullptr) jf::fail(at_, "time", "a number (seconds)");
+        return jf::number(*v, at_, "time", std::numeric_limits<double>::lowest());
+    }
+    std::string_view event() const {
+        const Json* v = member(ev_, "event");
+        if (v == nullptr || !v->is_string()) jf::fail(at_, "event", "a string", v);
+        return v->get_ref<const std::string&>();
+    }
+    bool has(const char* key) const { return member(ev_, key) != nullptr; }
+    std::string_view id(const char* key) const {
+        const Json& v = *member(ev_, key);
+        jf::string(v, at_, key);  // a non-empty string, or an error naming the field
+        return v.get_ref<const std::string&>();
+    }
+    std::string text(const char* key) const {
+        const Json* v = member(ev_, key);
+        if (v == nullptr) return "";
+        return v->is_string() ? v->get<std::string>() : v->dump();
+    }
+    double number_or_nan(const char* key) const {
+        const Json* v = member(ev_, key);
+        return v != nullptr && v->is_number() ? v->get<double>() : kNaN;
+    }
+    double rate() const {
+        const Json* r = member(ev_, "rate");
+        if (r == nullptr || !r->is_number()) jf::fail(at_, "rate", "a number", r);
+        return r->get<double>();
+    }
+    bool flag(const char* key) const {
+        const Json* v = member(ev_, key);
+        return v != nullptr && v->is_boolean() && v->get<bool>();
+    }
+    void require_nodes() const {
+        const Json* nodes = member(ev_, "nodes");
+        if (nodes == nullptr || !nodes->is_array())
+            jf::fail(at_, "nodes", "[[node, gpus], ...] (where the job runs)", nodes);
+    }
+    template <class Take>
+    void for_nodes(Take take) const {
+        const Json& nodes = *member(ev_, "nodes");
+        for (std::size_t k = 0; k < nodes.size(); ++k) {
+            const Json& share = nodes[k];
+            const std::string p = fmt::format("nodes[{}]", k);
+            if (!share.is_array() || share.size() != 2) jf::fail(at_, p, "[node, gpus]", &share);
+            const auto node = jf::integer(share[0], at_, p + "[0]", 0, 1'000'000);
+            const auto count = jf::integer(share[1], at_, p + "[1]", 0, 1'000'000);
+            take(static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(count));
+        }
+    }
+
+private:
+    const Json& ev_;
+    const std::string& at_;
+};
+
 }  // namespace
 
 void read_event_log(const std::string& path, ReportData& d) {
@@ -315,13 +413,14 @@ void read_event_log(const std::string& path, ReportData& d) {
     if (!in) throw InputError(path + ": cannot read the event log");
     d.event_log_path = path;
     const std::size_t n = d.jobs.size();
-    std::unordered_map<std::string, std::uint32_t> index;  // lookups only; nothing iterates it
+    std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index;  // lookups only; nothing iterates it
     index.reserve(n);
     for (std::uint32_t j = 0; j < n; ++j)
         if (!index.emplace(d.jobs.ids[j], j).second)
             throw InputError(fmt::format("{}: job id \"{}\" appears twice; the event log cannot name it", d.result_path,
                                          d.jobs.ids[j]));
-    std::map<std::string, std::uint32_t> interned;
+    // Texts in order of first appearance (the map only answers lookups; nothing iterates it).
+    std::unordered_map<std::string, std::uint32_t> interned;
     auto intern = [&](const std::string& s) {
         const auto [it, added] = interned.emplace(s, static_cast<std::uint32_t>(d.strings.size()));
         if (added) d.strings.push_back(s);
@@ -338,120 +437,84 @@ void read_event_log(const std::string& path, ReportData& d) {
     std::string line;
     std::uint64_t lineno = 0;
     double last = -std::numeric_limits<double>::infinity();
-    while (std::getline(in, line)) {
-        ++lineno;
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        const std::string at = fmt::format("{}:{}", path, lineno);
-        Json ev;
-        try {
-            ev = Json::parse(line);
-        } catch (const Json::exception& e) {
-            throw InputError(fmt::format("{}: expected a JSON object (one event-log line of dlsim run --event-log): {}",
-                                         at, e.what()));
-        }
-        if (!ev.is_object()) jf::fail(at, "(line)", "an object", &ev);
-        const Json* tv = member(ev, "time");
-        if (tv == nullptr) jf::fail(at, "time", "a number (seconds)");
-        const double t = jf::number(*tv, at, "time", std::numeric_limits<double>::lowest());
+    auto at = [&] { return fmt::format("{}:{}", path, lineno); };
+    // One line, read through either accessor (FastLine or JsonLine below).
+    auto process = [&](const auto& ev) {
+        const double t = ev.time();
         if (t < last)
             throw InputError(
-                fmt::format("{}: time {} is before the previous line's {} (expected the log's lines in "
-                            "time order)",
-                            at, t, last));
+                fmt::format("{}: time {} is before the previous line's {} (expected the log's lines in time order)",
+                            at(), t, last));
         last = t;
-        const Json* evv = member(ev, "event");
-        if (evv == nullptr || !evv->is_string()) jf::fail(at, "event", "a string", evv);
-        const std::string what = evv->get<std::string>();
+        const std::string_view what = ev.event();
         auto job_ref = [&](const char* key) -> std::int32_t {
-            const Json* v = member(ev, key);
-            if (v == nullptr) return -1;
-            const std::string id = jf::string(*v, at, key);
+            if (!ev.has(key)) return -1;
+            const std::string_view id = ev.id(key);
             const auto it = index.find(id);
             if (it == index.end())
                 throw InputError(
-                    fmt::format("{}: {}: job \"{}\" is not in {} (expected the event log of the run that "
-                                "wrote it)",
-                                at, key, id, d.result_path));
+                    fmt::format("{}: {}: job \"{}\" is not in {} (expected the event log of the run that wrote it)",
+                                at(), key, id, d.result_path));
             return static_cast<std::int32_t>(it->second);
-        };
-        auto text_of = [&](const char* key) -> std::string {
-            const Json* v = member(ev, key);
-            if (v == nullptr) return "";
-            return v->is_string() ? v->get<std::string>() : v->dump();
         };
         if (what == "wait_rest") {
             d.wait_rest.time.push_back(t);
             d.wait_rest.ref.push_back(job_ref("behind"));
-            d.wait_rest.text.push_back(intern(text_of("reason")));
-            continue;
+            d.wait_rest.text.push_back(intern(ev.text("reason")));
+            return;
         }
-        if (member(ev, "job_id") == nullptr) {
+        if (!ev.has("job_id")) {
             if (what == "arrive" || what == "wait" || what == "start" || what == "preempt" || what == "finish" ||
                 what == "migrate" || what == "resize" || what == "rate" || what == "reject")
-                jf::fail(at, "job_id", "a job id (a string)");
-            continue;  // a line of a kind this report does not know, about no job
+                jf::fail(at(), "job_id", "a job id (a string)");
+            return;  // a line of a kind this report does not know, about no job
         }
         const auto j = static_cast<std::uint32_t>(job_ref("job_id"));
         EventKind kind = EventKind::Other;
-        double number = std::numeric_limits<double>::quiet_NaN();
+        double number = kNaN;
         std::int32_t ref = -1;
         std::string text;
         auto place = [&](bool moving) {
-            const Json* nodes = member(ev, "nodes");
-            if (nodes == nullptr || !nodes->is_array())
-                jf::fail(at, "nodes", "[[node, gpus], ...] (where the job runs)", nodes);
-            const std::string type = text_of("gpu_type");
+            ev.require_nodes();
+            const std::string type = ev.text("gpu_type");
             if (moving) {
                 if (!gpus.holds(j))
                     throw InputError(
-                        fmt::format("{}: {} of job \"{}\", which holds no GPUs here (expected it to be "
-                                    "running)",
-                                    at, what, d.jobs.ids[j]));
+                        fmt::format("{}: {} of job \"{}\", which holds no GPUs here (expected it to be running)", at(),
+                                    what, d.jobs.ids[j]));
                 gpus.release(j, t, spans, span_lane, span_job);
             } else if (gpus.holds(j)) {
-                throw InputError(
-                    fmt::format("{}: start of job \"{}\", which already runs since {} (expected a "
-                                "preempt or finish line first)",
-                                at, d.jobs.ids[j], gpus.since(j)));
+                throw InputError(fmt::format(
+                    "{}: start of job \"{}\", which already runs since {} (expected a preempt or finish line first)",
+                    at(), d.jobs.ids[j], gpus.since(j)));
             }
-            const Json* packed = member(ev, "packed_with");
-            ref = packed != nullptr ? job_ref("packed_with") : -1;
-            for (std::size_t k = 0; k < nodes->size(); ++k) {
-                const Json& share = (*nodes)[k];
-                const std::string p = fmt::format("nodes[{}]", k);
-                if (!share.is_array() || share.size() != 2) jf::fail(at, p, "[node, gpus]", &share);
-                const auto node = jf::integer(share[0], at, p + "[0]", 0, 1'000'000);
-                const auto count = jf::integer(share[1], at, p + "[1]", 0, 1'000'000);
-                gpus.take(j, static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(count), ref, t, type);
-            }
-            const Json* g = member(ev, "gpus");
-            number = g != nullptr && g->is_number() ? g->get<double>() : static_cast<double>(gpus.held(j).size());
+            ref = job_ref("packed_with");
+            ev.for_nodes([&](std::uint32_t node, std::uint32_t count) { gpus.take(j, node, count, ref, t, type); });
+            number = ev.number_or_nan("gpus");
+            if (std::isnan(number)) number = static_cast<double>(gpus.held(j).size());
             text = type + ": " + gpu_text(gpus.held(j));
-            if (const std::string b = text_of("batch_size"); !b.empty()) text += ", batch " + b;
-            const std::string cause = text_of("cause");
+            if (const std::string b = ev.text("batch_size"); !b.empty()) text += ", batch " + b;
+            const std::string cause = ev.text("cause");
             if (!cause.empty() && cause != "moved" && cause != "resized") text += " (" + cause + ")";
         };
         auto stop = [&]() {
             if (!gpus.holds(j))
                 throw InputError(
-                    fmt::format("{}: {} of job \"{}\", which holds no GPUs here (expected a start line "
-                                "first)",
-                                at, what, d.jobs.ids[j]));
+                    fmt::format("{}: {} of job \"{}\", which holds no GPUs here (expected a start line first)", at(),
+                                what, d.jobs.ids[j]));
             gpus.release(j, t, spans, span_lane, span_job);
         };
         if (what == "arrive") {
             kind = EventKind::Arrive;
-            const Json* g = member(ev, "gpus");
-            if (g != nullptr && g->is_number()) number = g->get<double>();
+            number = ev.number_or_nan("gpus");
         } else if (what == "wait") {
             kind = EventKind::Wait;
-            const Json* rest = member(ev, "rest");
-            if (rest != nullptr && rest->is_boolean() && rest->get<bool>()) {
+            if (ev.flag("rest")) {
                 text = "rest";
             } else {
-                text = text_of("reason");
+                text = ev.text("reason");
                 ref = job_ref("behind");
-                if (const std::string vc = text_of("vc"); !vc.empty()) text += " (VC " + vc + ")";
+                if (const std::string vc = ev.text("vc"); !vc.empty()) text += " (VC " + vc + ")";
             }
         } else if (what == "start") {
             kind = EventKind::Start;
@@ -463,22 +526,20 @@ void read_event_log(const std::string& path, ReportData& d) {
         } else if (what == "preempt") {
             kind = EventKind::Preempt;
             stop();
-            text = text_of("cause");
+            text = ev.text("cause");
             ref = job_ref("by");
-            if (const std::string vc = text_of("vc"); !vc.empty()) text += " (VC " + vc + ")";
+            if (const std::string vc = ev.text("vc"); !vc.empty()) text += " (VC " + vc + ")";
         } else if (what == "finish") {
             kind = EventKind::Finish;
             stop();
             finished[j] = t;
         } else if (what == "rate") {
             kind = EventKind::Rate;
-            const Json* r = member(ev, "rate");
-            if (r == nullptr || !r->is_number()) jf::fail(at, "rate", "a number", r);
-            number = r->get<double>();
-            if (const std::string b = text_of("batch_size"); !b.empty()) text = "batch " + b;
+            number = ev.rate();
+            if (const std::string b = ev.text("batch_size"); !b.empty()) text = "batch " + b;
         } else if (what == "reject") {
             kind = EventKind::Reject;
-            text = text_of("reason");
+            text = ev.text("reason");
         } else {
             text = what;
         }
@@ -488,6 +549,25 @@ void read_event_log(const std::string& path, ReportData& d) {
         raw.number.push_back(number);
         raw.ref.push_back(ref);
         raw.text.push_back(intern(text));
+    };
+    FlatLine flat;
+    while (std::getline(in, line)) {
+        ++lineno;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        if (scan_log_line(line, flat)) {
+            process(FastLine(flat));
+            continue;
+        }
+        const std::string where = at();
+        Json ev;
+        try {
+            ev = Json::parse(line);
+        } catch (const Json::exception& e) {
+            throw InputError(fmt::format("{}: expected a JSON object (one event-log line of dlsim run --event-log): {}",
+                                         where, e.what()));
+        }
+        if (!ev.is_object()) jf::fail(where, "(line)", "an object", &ev);
+        process(JsonLine(ev, where));
     }
     if (in.bad()) throw InputError(path + ": read error");
     d.event_lines = lineno;
