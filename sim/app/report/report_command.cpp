@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 namespace dlsim {
@@ -20,25 +22,33 @@ namespace jf = json_fields;
 
 namespace {
 
-void write_page(const std::string& path, const std::string& page) {
+/// Writes a page through an atomic file in pieces of at most 1 MiB (the buffer stays small).
+void write_page(const std::string& path, const std::function<void(const report::Sink&)>& page) {
     AtomicFile f(path);
-    f.buffer().append(page.data(), page.data() + page.size());
+    page([&](std::string_view piece) {
+        while (!piece.empty()) {
+            const std::size_t n = std::min<std::size_t>(piece.size(), 1u << 20);
+            f.buffer().append(piece.data(), piece.data() + n);
+            f.flush_if_full();
+            piece.remove_prefix(n);
+        }
+    });
     f.commit();
 }
 
 /// The report of one result file; with an event log its Gantt shows GPUs, else job lifetimes by type.
-std::string run_report(const std::string& result, const std::string& event_log) {
+void run_report(const std::string& result, const std::string& event_log, const std::string& out) {
     report::ReportData data = report::read_result(result);
     if (event_log.empty())
         report::lifetime_gantt(data);
     else
         report::read_event_log(event_log, data);
-    return report::run_page(data);
+    write_page(out, [&](const report::Sink& sink) { report::run_page(data, sink); });
 }
 
 /// A sweep's folder: its index.json, and per run the link to runs/<id>.html when that report exists
 /// (written first with --run-reports), relative to the page.
-std::string sweep_report(const std::string& dir, const std::string& out, bool run_reports) {
+void sweep_report(const std::string& dir, const std::string& out, bool run_reports) {
     const std::string index_path = (fs::path(dir) / "index.json").string();
     if (!fs::exists(index_path))
         throw InputError(
@@ -63,11 +73,10 @@ std::string sweep_report(const std::string& dir, const std::string& out, bool ru
             jf::string(run.contains("run_id") ? run["run_id"] : jf::Json(), index_path, where + ".run_id");
         const fs::path result = fs::path(dir) / "runs" / (id + ".json");
         const fs::path html = fs::path(dir) / "runs" / (id + ".html");
-        if (run_reports && jf::string_member(run, "status") == "done")
-            write_page(html.string(), run_report(result.string(), ""));
+        if (run_reports && jf::string_member(run, "status") == "done") run_report(result.string(), "", html.string());
         links.push_back(fs::exists(html) ? fs::absolute(html).lexically_relative(page_dir).generic_string() : "");
     }
-    return report::sweep_page(dir, index, links);
+    write_page(out, [&](const report::Sink& sink) { report::sweep_page(dir, index, links, sink); });
 }
 
 }  // namespace
@@ -101,10 +110,10 @@ int cmd_report(int argc, char** argv) {
     if (fs::is_directory(input)) {
         if (!event_log.empty())
             throw InputError("--event-log: only with a result file (a sweep's runs have no event logs)");
-        write_page(out, sweep_report(input, out, vm.count("run-reports") > 0));
+        sweep_report(input, out, vm.count("run-reports") > 0);
     } else {
         if (vm.count("run-reports")) throw InputError("--run-reports: only with a sweep's folder");
-        write_page(out, run_report(input, event_log));
+        run_report(input, event_log, out);
     }
     fmt::print("report       {}\n", out);
     return 0;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace dlsim::report {
@@ -30,27 +31,32 @@ private:
     std::string bytes_;
 };
 
-std::string base64(const std::string& in) {
+/// Base64 of `in`, written in pieces of about 4 MiB.
+void base64(std::string_view in, const Sink& out) {
     static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((in.size() + 2) / 3 * 4);
-    std::size_t i = 0;
+    constexpr std::size_t kPiece = 3u << 20;  // input bytes per piece: a multiple of 3
+    std::string text;
     const auto* s = reinterpret_cast<const unsigned char*>(in.data());
-    for (; i + 2 < in.size(); i += 3) {
-        const unsigned v = (unsigned{s[i]} << 16) | (unsigned{s[i + 1]} << 8) | s[i + 2];
-        out += kAlphabet[(v >> 18) & 63];
-        out += kAlphabet[(v >> 12) & 63];
-        out += kAlphabet[(v >> 6) & 63];
-        out += kAlphabet[v & 63];
+    for (std::size_t from = 0; from < in.size(); from += kPiece) {
+        const std::size_t to = std::min(in.size(), from + kPiece);
+        text.clear();
+        std::size_t i = from;
+        for (; i + 2 < to; i += 3) {
+            const unsigned v = (unsigned{s[i]} << 16) | (unsigned{s[i + 1]} << 8) | s[i + 2];
+            text += kAlphabet[(v >> 18) & 63];
+            text += kAlphabet[(v >> 12) & 63];
+            text += kAlphabet[(v >> 6) & 63];
+            text += kAlphabet[v & 63];
+        }
+        if (i < to) {  // the last piece's last one or two bytes
+            const unsigned v = (unsigned{s[i]} << 16) | (i + 1 < to ? unsigned{s[i + 1]} << 8 : 0u);
+            text += kAlphabet[(v >> 18) & 63];
+            text += kAlphabet[(v >> 12) & 63];
+            text += i + 1 < to ? kAlphabet[(v >> 6) & 63] : '=';
+            text += '=';
+        }
+        out(text);
     }
-    if (i < in.size()) {
-        const unsigned v = (unsigned{s[i]} << 16) | (i + 1 < in.size() ? unsigned{s[i + 1]} << 8 : 0u);
-        out += kAlphabet[(v >> 18) & 63];
-        out += kAlphabet[(v >> 12) & 63];
-        out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
-        out += '=';
-    }
-    return out;
 }
 
 /// JSON that is safe inside <script>: "<" only occurs in strings, where \u003c means the same.
@@ -90,41 +96,47 @@ std::string html_escape(std::string_view s) {
     return out;
 }
 
+/// A value of the template: written straight to the page.
+using Part = std::function<void(const Sink&)>;
+
+Part text_part(std::string text) {
+    return [text = std::move(text)](const Sink& out) { out(text); };
+}
+
 /// The template with its {{NAME}} markers replaced, each once, in the template's own text only.
-std::string fill(std::string_view page, const std::vector<std::pair<std::string, std::string>>& values) {
-    std::string out;
+void fill(std::string_view page, const std::vector<std::pair<std::string_view, Part>>& values, const Sink& out) {
     std::size_t at = 0;
     for (;;) {
         const std::size_t open = page.find("{{", at);
         if (open == std::string_view::npos) break;
         const std::size_t close = page.find("}}", open);
         if (close == std::string_view::npos) break;
-        out += page.substr(at, open - at);
+        out(page.substr(at, open - at));
         const std::string_view name = page.substr(open + 2, close - open - 2);
-        bool found = false;
-        for (const auto& [key, value] : values)
-            if (key == name) {
-                out += value;
-                found = true;
-            }
-        if (!found) throw InternalError(fmt::format("report page: no value for {{{{{}}}}}", name));
+        const auto it = std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == name; });
+        if (it == values.end()) throw InternalError(fmt::format("report page: no value for {{{{{}}}}}", name));
+        it->second(out);
         at = close + 2;
     }
-    out += page.substr(at);
-    return out;
+    out(page.substr(at));
 }
 
-std::string data_blocks(const Json& meta, const Json& ids, const Blob* blob) {
-    std::string out = "<script type=\"application/json\" id=\"dlsim-meta\">" + script_json(meta) + "</script>\n";
-    if (!ids.is_null()) out += "<script type=\"application/json\" id=\"dlsim-ids\">" + script_json(ids) + "</script>\n";
-    if (blob != nullptr)
-        out += "<script type=\"text/plain\" id=\"dlsim-blob\">" + base64(blob->bytes()) + "</script>\n";
-    return out;
+Part data_blocks(const Json& meta, const Json& ids, const Blob* blob) {
+    return [&meta, &ids, blob](const Sink& out) {
+        out("<script type=\"application/json\" id=\"dlsim-meta\">" + script_json(meta) + "</script>\n");
+        if (!ids.is_null())
+            out("<script type=\"application/json\" id=\"dlsim-ids\">" + script_json(ids) + "</script>\n");
+        if (blob != nullptr) {
+            out("<script type=\"text/plain\" id=\"dlsim-blob\">");
+            base64(blob->bytes(), out);
+            out("</script>\n");
+        }
+    };
 }
 
 }  // namespace
 
-std::string run_page(const ReportData& d) {
+void run_page(const ReportData& d, const Sink& out) {
     const JobColumns& c = d.jobs;
     Blob blob;
     blob.add("submit", c.submit, "f64");
@@ -183,22 +195,28 @@ std::string run_page(const ReportData& d) {
                  {"arrays", blob.directory()}};
     const std::string title =
         fmt::format("dlsim report: {} on {}", d.config.value("policy", std::string("?")), d.result_path);
-    return fill(asset("report.html"), {{"TITLE", html_escape(title)},
-                                       {"CSS", std::string(asset("report.css"))},
-                                       {"DATA", data_blocks(meta, Json(c.ids), &blob)},
-                                       {"JS", std::string(asset("common.js")) + std::string(asset("report.js"))}});
+    const Json ids(c.ids);
+    fill(asset("report.html"),
+         {{"TITLE", text_part(html_escape(title))},
+          {"CSS", text_part(std::string(asset("report.css")))},
+          {"DATA", data_blocks(meta, ids, &blob)},
+          {"JS", text_part(std::string(asset("common.js")) + std::string(asset("report.js")))}},
+         out);
 }
 
-std::string sweep_page(const std::string& dir, const Json& index, const std::vector<std::string>& links) {
+void sweep_page(const std::string& dir, const Json& index, const std::vector<std::string>& links, const Sink& out) {
     Json meta = index;
     meta["kind"] = "sweep";
     meta["dir"] = dir;
     meta["links"] = links;
     const std::string title = fmt::format("dlsim sweep: {}", index.value("sweep", std::string(dir)));
-    return fill(asset("sweep.html"), {{"TITLE", html_escape(title)},
-                                      {"CSS", std::string(asset("report.css"))},
-                                      {"DATA", data_blocks(meta, Json(), nullptr)},
-                                      {"JS", std::string(asset("common.js")) + std::string(asset("sweep.js"))}});
+    const Json none;
+    fill(asset("sweep.html"),
+         {{"TITLE", text_part(html_escape(title))},
+          {"CSS", text_part(std::string(asset("report.css")))},
+          {"DATA", data_blocks(meta, none, nullptr)},
+          {"JS", text_part(std::string(asset("common.js")) + std::string(asset("sweep.js")))}},
+         out);
 }
 
 }  // namespace dlsim::report
