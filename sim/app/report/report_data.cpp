@@ -605,8 +605,8 @@ void read_event_log(const std::string& path, ReportData& d) {
     g.t0 = 0;
     if (!d.jobs.submit.empty()) g.t0 = *std::min_element(d.jobs.submit.begin(), d.jobs.submit.end());
     for (const auto i : by_lane) {
-        g.start.push_back(static_cast<float>(spans[i][0] - g.t0));
-        g.end.push_back(static_cast<float>(spans[i][1] - g.t0));
+        g.start.push_back(spans[i][0] - g.t0);
+        g.end.push_back(spans[i][1] - g.t0);
         g.job.push_back(span_job[i]);
     }
 }
@@ -662,8 +662,8 @@ void lifetime_gantt(ReportData& d) {
     // Within a row, lifetimes were laid down in start order and never overlap.
     const std::vector<std::uint32_t> by_lane = csr_order(span_lane, g.lanes.size(), g.offsets);
     for (const auto i : by_lane) {
-        g.start.push_back(static_cast<float>(spans[i][0] - g.t0));
-        g.end.push_back(static_cast<float>(spans[i][1] - g.t0));
+        g.start.push_back(spans[i][0] - g.t0);
+        g.end.push_back(spans[i][1] - g.t0);
         g.job.push_back(span_job[i]);
     }
 }

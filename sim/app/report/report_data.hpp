@@ -45,7 +45,7 @@ struct Gantt {
     double t0 = 0;
     std::vector<Lane> lanes;
     std::vector<std::uint32_t> offsets{0};
-    std::vector<float> start, end;
+    std::vector<double> start, end;
     std::vector<std::uint32_t> job;
 };
 

@@ -162,8 +162,8 @@ void run_page(const ReportData& d, const Sink& out) {
     }
     blob.add("lane_offsets", g.offsets, "u32");
     blob.add("lane_type", lane_type, "u8");
-    blob.add("slice_start", g.start, "f32");
-    blob.add("slice_end", g.end, "f32");
+    blob.add("slice_start", g.start, "f64");
+    blob.add("slice_end", g.end, "f64");
     blob.add("slice_job", g.job, "u32");
     const JobEvents& e = d.events;
     blob.add("ev_offsets", e.offsets, "u32");
