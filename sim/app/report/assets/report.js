@@ -323,8 +323,9 @@ function ganttHover(e) {
   const j = ganttHit(e);
   if (j < 0) { tip.style.display = 'none'; return; }
   const r = gantt.canvas.getBoundingClientRect();
+  const lane = Math.floor(gantt.l0 + (e.clientY - r.top) / gantt.lanePx), type = META.types[A.lane_type[lane]];
   tip.textContent = `job ${jobName(j)} · ${A.gpus[j]} GPUs · JCT ${fmtDur(A.finish[j] - A.submit[j])} · ` +
-      `${A.preemptions[j]} preemptions`;
+      `${A.preemptions[j]} preemptions · ${G.lanes[lane] || ''}${type ? ' (' + type + ')' : ''}`;
   tip.style.display = 'block';
   tip.style.left = (e.clientX - r.left + 12) + 'px'; tip.style.top = (e.clientY - r.top + 12) + 'px';
 }

@@ -168,7 +168,29 @@ def main():
         check(point is not None, f"job {vid} has slices in the Gantt")
         b.evaluate(f"window.scrollTo(0, {point['top']} - 100)")
         scrolled = b.evaluate("window.scrollY")
-        b.click(point["x"], point["y"] - scrolled)
+        # The wheel zooms time around the mouse (the time under it stays put); a drag pans; reset restores.
+        view = "[gantt.t0, gantt.t1, gantt.l0]"
+        before = b.evaluate(view)
+        x, y = round(point["x"]), round(point["y"] - scrolled)  # mouse events carry whole CSS pixels
+        t_at = f"gantt.t0 + ({x} - gantt.canvas.getBoundingClientRect().left - gantt.left) / " \
+               "(gantt.canvas.getBoundingClientRect().width - gantt.left) * (gantt.t1 - gantt.t0)"
+        t_before = b.evaluate(t_at)
+        b.send("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": x, "y": y, "deltaX": 0, "deltaY": -400})
+        b.wait_for("new Promise(r => requestAnimationFrame(() => r(true)))")
+        after = b.evaluate(view)
+        check(after[1] - after[0] < 0.7 * (before[1] - before[0]) and abs(b.evaluate(t_at) - t_before) < 1e-6 *
+              (before[1] - before[0]) + 1e-9, f"the wheel zooms in around the mouse: span {before[1] - before[0]:.0f} s -> "
+              f"{after[1] - after[0]:.0f} s (time under the mouse {t_before:.1f} -> {b.evaluate(t_at):.1f})")
+        for kind, dx in (("mousePressed", 0), ("mouseMoved", -120), ("mouseReleased", -120)):
+            b.send("Input.dispatchMouseEvent", {"type": kind, "x": x + dx, "y": y, "button": "left", "clickCount": 1})
+        panned = b.evaluate(view)
+        shift = (after[1] - after[0]) * 120 / b.evaluate("gantt.canvas.getBoundingClientRect().width - gantt.left")
+        check(abs((panned[0] - after[0]) - shift) < 1e-6 * shift and not b.evaluate("!!document.getElementById('job-title')"),
+              "a drag pans by the distance dragged and selects nothing")
+        b.evaluate("document.getElementById('gantt-reset').click()")
+        b.wait_for("new Promise(r => requestAnimationFrame(() => r(true)))")
+        check(b.evaluate(view) == before, "reset zoom restores the whole run")
+        b.click(x, y)
         b.wait_for("!!document.getElementById('job-title')", timeout=10)
         title = b.evaluate("document.getElementById('job-title').textContent")
         check(title == f"job {vid}", f"clicking its slice shows {title!r}")
