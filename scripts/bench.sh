@@ -5,7 +5,8 @@
 # network model (consolidated placement, then random placement to load the fabric), and 1,000,000
 # philly.csv-shaped jobs on 4,096 GPUs at 90% load under tiresias, las and srtf, and the Gavel allocation LPs
 # over 2,000 active jobs on 3 x 36 GPUs for 100 rounds, the in-process Python FIFO and the pipe protocol
-# (the Python FIFO over the pipe) against the native fifo on 100,000 jobs; and the long statistical test
+# (the Python FIFO over the pipe) against the native fifo on 100,000 jobs, the report of a 1,000,000-job run in
+# headless Chromium; and the long statistical test
 # cases (CTest's `statistical`, label slow), which scripts/test.sh leaves out. Expects scripts/setup.sh to
 # have built ./build.
 set -euo pipefail
@@ -20,6 +21,8 @@ cd "$(dirname "$0")/.."
 ./build/tests/bench/bench_lp 2000 100
 ./build/tests/bench/bench_pipe 100000
 ./build/tests/bench/bench_python_policy 100000
+# dlsim report on 1,000,000 jobs with the event log, then headless Chromium until the Gantt is drawn.
+/usr/bin/python3 tests/bench/bench_report.py --dlsim build/dlsim --work build/bench-report || [ $? -eq 77 ]
 # The queueing formulas over up to 2M jobs ([slow][queueing]: M/M/1 at rho = 0.8 over 1M jobs, M/G/1 with
 # hyperexponential sizes over 2M), each case's time printed: CTest's `statistical` test.
 ./build/tests/dlsim_tests "[slow][queueing]~[shared-data]" --warn NoTests --durations yes

@@ -6,11 +6,12 @@ cd "$(dirname "$0")/.."
 
 # slurm-wlm and munge: the Slurm test (tests/scripts/test_slurm_sweep.sh) starts a private Slurm of its
 # own from them; it skips where they are missing. clang and libfuzzer-14-dev: the fuzz targets'
-# build (tests/fuzz/README.md); dlsim itself builds with GCC.
+# build (tests/fuzz/README.md); dlsim itself builds with GCC. chromium: the browser test of `dlsim report`
+# (headless, tests/sim/app/report/test_report_browser.py).
 packages=(build-essential cmake ninja-build git pkg-config
           libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev libfmt-dev catch2
           libglpk-dev libssl-dev libbenchmark-dev python3-matplotlib pybind11-dev python3-dev
-          slurm-wlm munge clang libfuzzer-14-dev)
+          slurm-wlm munge clang libfuzzer-14-dev chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

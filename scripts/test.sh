@@ -90,5 +90,7 @@ benchmarks() {
   ./build/tests/bench/bench_pipe 5000
   # The in-process Python FIFO against the native fifo (bench_python_policy's default is 100,000 jobs).
   ./build/tests/bench/bench_python_policy 10000
+  # dlsim report on 100,000 jobs, then headless Chromium until the Gantt is drawn (skipped without chromium).
+  /usr/bin/python3 tests/bench/bench_report.py --dlsim build/dlsim --jobs 100000 --work build/bench-report || [ $? -eq 77 ]
 }
 step benchmarks benchmarks

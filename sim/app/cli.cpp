@@ -10,6 +10,7 @@
 #include "sim/app/atomic_file.hpp"
 #include "sim/app/policy_source.hpp"
 #include "sim/app/progress.hpp"
+#include "sim/app/report/report_command.hpp"
 #include "sim/app/result_check.hpp"
 #include "sim/app/result_fields.hpp"
 #include "sim/app/run.hpp"
@@ -46,6 +47,7 @@ constexpr const char* kUsage =
     "knows\n"
     "  validate   FILE: check a cluster, profile, trace, run-config or result file\n"
     "  sweep      SPEC.json: many runs over a grid, in parallel, resumable; 'sweep merge' joins Slurm shards\n"
+    "  report     RESULT.json [--event-log E.jsonl] | SWEEP_DIR, -o FILE.html: a self-contained HTML report\n"
     "  trace      stats | convert | generate | cluster: describe, convert, synthesise traces; clusters from machine "
     "lists\n"
     "  --version  print the version\n"
@@ -649,6 +651,7 @@ int cli_main(int argc, char** argv) {
         if (cmd == "list") return cmd_list(argc - 1, argv + 1);
         if (cmd == "validate") return cmd_validate(argc - 1, argv + 1);
         if (cmd == "trace") return cmd_trace(argc - 1, argv + 1);
+        if (cmd == "report") return cmd_report(argc - 1, argv + 1);
         if (cmd == "sweep") return cmd_sweep(argc - 1, argv + 1);
         if (cmd == "sweep-worker") return cmd_sweep_worker(argc - 1, argv + 1);
         if (cmd == "--version" || cmd == "version") {
@@ -659,7 +662,7 @@ int cli_main(int argc, char** argv) {
             std::cout << kUsage;
             return 0;
         }
-        throw InputError("unknown command '" + cmd + "' (valid: run, sweep, policies, list, validate, trace)");
+        throw InputError("unknown command '" + cmd + "' (valid: run, sweep, policies, list, validate, report, trace)");
     } catch (const InputError& e) {
         fmt::print(stderr, "dlsim: error: {}\n", printable(e.what()));
         return 2;

@@ -1,0 +1,22 @@
+# Writes OUT, a C++ file that holds each file of ASSETS (comma-separated names, read from ASSET_DIR) as a raw
+# string literal, so `dlsim report` needs no file at run time: report::asset("report.js").
+set(code "// Generated from sim/app/report/assets/ by embed_assets.cmake: do not edit.\n")
+string(APPEND code "#include \"sim/app/report/report_page.hpp\"\n\nnamespace dlsim::report {\n\n")
+string(APPEND code "std::string_view asset(std::string_view name) {\n")
+string(REPLACE "," ";" ASSETS "${ASSETS}")
+foreach(name IN LISTS ASSETS)
+  file(READ "${ASSET_DIR}/${name}" content)
+  string(FIND "${content}" ")dlsim_asset\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${name} contains the raw string's delimiter )dlsim_asset\"")
+  endif()
+  string(APPEND code "    if (name == \"${name}\")\n        return R\"dlsim_asset(${content})dlsim_asset\";\n")
+endforeach()
+string(APPEND code "    return {};\n}\n\n}  // namespace dlsim::report\n")
+# Rewritten only when changed, so an unchanged asset set does not recompile.
+if(EXISTS "${OUT}")
+  file(READ "${OUT}" old)
+endif()
+if(NOT old STREQUAL code)
+  file(WRITE "${OUT}" "${code}")
+endif()
