@@ -62,18 +62,25 @@ private:
     WaitReason close(Time now, JobIdx j);
     /// The common reason's running total for each reason at `t`.
     Totals rest_totals_at(Time t) const;
-    static WaitReason default_reason(const ClusterView& view, const JobInfo& job, bool declined);
+    /// The rule for a job the answer says nothing about (a declined start is settled before it).
+    static WaitReason default_reason(const ClusterView& view, const JobInfo& job);
+
+    static constexpr std::uint32_t kNotQueued = UINT32_MAX;
+    /// A job's place in the ledger (one record: a call touches one cache line per job).
+    struct JobWait {
+        Time since = 0;                        // when its current interval began
+        JobIdx named = kNobody;                // the job its own reason names
+        std::uint32_t stamp = 0;               // the settle() that named it
+        std::uint32_t queue_pos = kNotQueued;  // its index in queued_
+        WaitReason reason = WaitReason::None;  // its own reason (None: none, or it follows the common one)
+        bool in_rest = false;                  // it follows the common reason
+    };
 
     const std::vector<Observer*>& observers_;
     std::vector<Totals> totals_;
-    std::vector<WaitReason> reason_;       // per job: its own reason (None: none, or it follows the common one)
-    std::vector<JobIdx> named_;            // per job: the job its own reason names
-    std::vector<Time> since_;              // per job: when its current interval began
-    std::vector<char> in_rest_;            // per job: it follows the common reason
-    std::vector<std::uint32_t> stamp_of_;  // per job: the settle() that named it
+    std::vector<JobWait> jobs_;
     std::uint32_t stamp_ = 0;
-    std::vector<JobIdx> queued_;  // the queue, in no order that reaches a result
-    std::vector<std::uint32_t> queue_pos_;
+    std::vector<JobIdx> queued_;          // the queue, in no order that reaches a result
     std::vector<JobIdx> fresh_;           // queued since the last settle
     std::vector<JobIdx> own_, next_own_;  // jobs with a reason of their own after the last settle / this one
     WaitReason rest_reason_ = WaitReason::None;
