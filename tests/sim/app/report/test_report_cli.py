@@ -126,8 +126,9 @@ def main():
         "a line without its time names the field")
     bad(["run.json", "--event-log", "other.jsonl", "-o", "x.html"], r"other\.jsonl: job \"\d+\" starts at .* in run\.json",
         "the event log of another run is refused")
-    with open("backwards.jsonl", "w") as f:
-        f.write(lines[1] + "\n" + lines[0] + "\n")
+    with open("backwards.jsonl", "w") as f:  # two lines of different times, the later first
+        later = next(line for line in lines if json.loads(line)["time"] > json.loads(lines[0])["time"])
+        f.write(later + "\n" + lines[0] + "\n")
     bad(["run.json", "--event-log", "backwards.jsonl", "-o", "x.html"], r"backwards\.jsonl:2: time .* is before",
         "lines out of time order are refused")
     bad(["events.jsonl", "-o", "x.html"], r"events\.jsonl: not a dlsim result file", "an event log given as the result")
