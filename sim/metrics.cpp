@@ -102,7 +102,10 @@ void Metrics::advance(Time t) {
         for (std::size_t k = 0; k < types_; ++k) bucket[k] += busy_[k] * len;
         bucket[types_] += queued_ * len;
         bucket[types_ + 1] += running_ * len;
-        for (std::size_t r = 0; r < kWaitReasons; ++r) bucket[types_ + 2 + r] += static_cast<double>(waiting_[r]) * len;
+        for (std::uint32_t m = waiting_mask_; m != 0; m &= m - 1) {  // only the reasons some job waits for
+            const auto r = static_cast<std::size_t>(std::countr_zero(m));
+            bucket[types_ + 2 + r] += static_cast<double>(waiting_[r]) * len;
+        }
         a = end;
     }
     last_change_ = t;
@@ -116,19 +119,23 @@ void Metrics::on_arrival(Time t, JobIdx j, const JobInfo&) {
 
 void Metrics::on_wait(Time t, JobIdx, const JobInfo&, WaitReason from, WaitReason to, JobIdx, bool) {
     advance(t);
-    if (from != WaitReason::None) --waiting_[static_cast<std::size_t>(from)];
-    if (to != WaitReason::None) {
-        ++waiting_[static_cast<std::size_t>(to)];
-        reasons_seen_ |= 1u << static_cast<unsigned>(to);
-    }
+    if (from != WaitReason::None) count_waiting(from, -1);
+    if (to != WaitReason::None) count_waiting(to, 1);
+}
+
+void Metrics::count_waiting(WaitReason r, std::int64_t change) {
+    const auto i = static_cast<std::size_t>(r);
+    waiting_[i] += change;
+    const std::uint32_t bit = 1u << i;
+    waiting_mask_ = waiting_[i] != 0 ? waiting_mask_ | bit : waiting_mask_ & ~bit;
+    reasons_seen_ |= bit;
 }
 
 void Metrics::on_wait_rest(Time t, WaitReason from, WaitReason to, JobIdx, std::uint64_t jobs) {
     advance(t);
     const auto n = static_cast<std::int64_t>(jobs);
-    if (from != WaitReason::None) waiting_[static_cast<std::size_t>(from)] -= n;
-    waiting_[static_cast<std::size_t>(to)] += n;
-    reasons_seen_ |= 1u << static_cast<unsigned>(to);
+    if (from != WaitReason::None) count_waiting(from, -n);
+    count_waiting(to, n);
 }
 
 void Metrics::on_start(Time t, JobIdx, const JobInfo&, const Allocation& a) {

@@ -152,6 +152,8 @@ public:
     Timeseries timeseries() const;
 
 private:
+    /// Adds `change` to the number of jobs waiting for r.
+    void count_waiting(WaitReason r, std::int64_t change);
     /// Integrates the current values over [last change, t) before they change at t.
     void advance(Time t);
     /// Busy GPUs follow allocations: `a` stops counting at t; its stint began at `since`.
@@ -163,6 +165,7 @@ private:
     Time origin_, last_change_;
     int queued_ = 0, running_ = 0;
     std::array<std::int64_t, kWaitReasons> waiting_{};  // queued jobs per wait reason, now
+    std::uint32_t waiting_mask_ = 0;                    // bit per reason with a job now
     std::uint32_t reasons_seen_ = 0;                    // bit per reason that ever had a job
     std::vector<int> busy_;                             // per type, now
     std::vector<std::int64_t> busy_us_;                 // per type, exact busy GPU-µs

@@ -25,7 +25,8 @@ double waited_s(const RunOutcome& o, JobIdx j, WaitReason r) {
     return to_seconds(o.waited[j][static_cast<std::size_t>(r)]);
 }
 
-/// Every finished job's times per reason add up to its pending time, to the microsecond.
+/// Every finished job's times per reason add up to its pending time, to the microsecond, and the time
+/// series of queued jobs by reason add up to the queued jobs' series.
 void check_sums(const RunOutcome& o) {
     for (JobIdx j = 0; j < o.jobs.size(); ++j) {
         if (o.jobs[j].state != JobState::Finished) continue;
@@ -33,6 +34,13 @@ void check_sums(const RunOutcome& o) {
         for (Time t : o.waited[j]) sum += t;
         INFO("job " << j);
         CHECK(sum == pending_time(o.jobs[j]));
+    }
+    REQUIRE(!o.timeseries.time.empty());
+    for (std::size_t i = 0; i < o.timeseries.time.size(); ++i) {
+        double sum = 0;
+        for (const auto& [reason, series] : o.timeseries.queued_by_reason) sum += series[i];
+        INFO("bucket " << i);
+        CHECK(sum == Approx(o.timeseries.queued[i]).margin(1e-9));
     }
 }
 
