@@ -65,6 +65,9 @@ struct Decisions {
     std::vector<WaitNote> waits;
     WaitReason rest_reason = WaitReason::None;
     JobIdx rest_named = kNobody;
+    /// The engine's default reason for a job that the free GPUs could hold: Policy, or PolicyTimer from a
+    /// policy that decides only at its timer (an interval) and leaves everything as it is until then.
+    WaitReason holding = WaitReason::Policy;
 
     /// Start queued job j on n GPUs of type t; `nodes` (optional) says exactly where, else the placer does.
     void start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> nodes = {}) {
@@ -123,6 +126,7 @@ struct Decisions {
         waits.clear();
         rest_reason = WaitReason::None;
         rest_named = kNobody;
+        holding = WaitReason::Policy;
     }
 
 private:

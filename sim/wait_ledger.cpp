@@ -86,12 +86,12 @@ void WaitLedger::set_rest(Time now, WaitReason r, JobIdx named) {
         for (Observer* o : observers_) o->on_wait_rest(now, from, r, named, rest_jobs_);
 }
 
-WaitReason WaitLedger::default_reason(const ClusterView& view, const JobInfo& job) {
+WaitReason WaitLedger::default_reason(const ClusterView& view, const JobInfo& job, WaitReason holding) {
     int most_free = 0;
     for (GpuTypeMask m = job.runnable; m != 0; m &= m - 1)
         most_free = std::max(most_free, view.free_gpus(static_cast<GpuTypeIdx>(std::countr_zero(m))));
     if (most_free < job.min_gpus) return job.min_gpus < job.max_gpus ? WaitReason::ElasticMin : WaitReason::Resources;
-    return WaitReason::Policy;
+    return holding;
 }
 
 JobIdx WaitLedger::settle(const ClusterView& view, const Decisions& answer, std::span<const JobIdx> declined) {
@@ -126,7 +126,7 @@ JobIdx WaitLedger::settle(const ClusterView& view, const Decisions& answer, std:
         for (JobIdx j : queued_)
             if (jobs_[j].stamp != stamp_) {
                 const JobInfo& job = view.job(j);
-                assign(now, j, job, default_reason(view, job), kNobody);
+                assign(now, j, job, default_reason(view, job, answer.holding), kNobody);
                 next_own_.push_back(j);
             }
     }

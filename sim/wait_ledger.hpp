@@ -11,7 +11,8 @@
 // The default rule, for a job the policy says nothing about:
 //   - fragmentation: the policy started it in this call and the placer found no placement;
 //   - elastic_min (elastic jobs) / resources: no GPU type it may use has as many free GPUs as it needs;
-//   - policy: GPUs it could use are free, and the policy left it queued without saying why.
+//   - policy: GPUs it could use are free, and the policy left it queued without saying why (policy_timer
+//     when the answer says the policy decides only at its timer: Decisions::holding).
 //
 // The common reason costs O(1) per call however long the queue: the jobs that follow it are not visited
 // when it changes. Its history is kept as segments (kept only when the reason itself changes, not the job
@@ -63,7 +64,7 @@ private:
     /// The common reason's running total for each reason at `t`.
     Totals rest_totals_at(Time t) const;
     /// The rule for a job the answer says nothing about (a declined start is settled before it).
-    static WaitReason default_reason(const ClusterView& view, const JobInfo& job);
+    static WaitReason default_reason(const ClusterView& view, const JobInfo& job, WaitReason holding);
 
     static constexpr std::uint32_t kNotQueued = UINT32_MAX;
     /// A job's place in the ledger (one record: a call touches one cache line per job).

@@ -17,6 +17,7 @@ bool interval_tick(const ClusterView& view, const Changes& changes, double inter
     if (!busy) return false;
     const Time interval = to_time(interval_seconds);
     out.next_call = (view.now() / interval + 1) * interval;
+    if (!changes.timer) out.holding = WaitReason::PolicyTimer;  // nothing starts before the next tick
     return changes.timer;
 }
 

@@ -38,6 +38,7 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
             if (view.job(j).state == JobState::Queued) add_waiting(view, j);
     if (tick_ > 0 && view.now() % tick_ != 0) {
         out.next_call = (view.now() / tick_ + 1) * tick_;
+        out.holding = WaitReason::PolicyTimer;  // nothing starts before the next tick
         return;
     }
 

@@ -209,6 +209,21 @@ TEST_CASE("wait reasons: a round-based policy's job left out of a round has spen
     CHECK(preempts[0]["time"] == 360);
 }
 
+TEST_CASE("wait reasons: a policy that decides every second holds a job that arrives between its ticks",
+          "[engine][reasons]") {
+    // helios-srtf decides at whole seconds. 1 GPU: a (2 s) arrives at 0.5 on a free GPU and starts at the
+    // tick at 1: it waited for the policy's timer. b (1 s) at 1.25 finds no GPU free: it waits for one
+    // until a ends at 3 (at the tick at 2, a has 1 s left, no more than b: srtf keeps a), then runs 3-4.
+    const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                          "job_id,submit_time,num_gpus,duration\na,0.5,1,2\nb,1.25,1,1\n");
+    const RunOutcome o = run_logged(in, "helios-srtf", "reasons-tick");
+    REQUIRE(start_s(o, 0) == 1);
+    REQUIRE(start_s(o, 1) == 3);
+    check_only(o, 0, {{WaitReason::PolicyTimer, 0.5}});
+    check_only(o, 1, {{WaitReason::Resources, 1.75}});
+    check_sums(o);
+}
+
 TEST_CASE("wait reasons: a policy's own reasons (Python) hold as given", "[python]") {
     // Hold keeps every job until 3 s (placement declined), then starts in order what fits. 1 node x 2 GPUs:
     // a (1 GPU, 2 s) at 0 runs 3-5; b (2 GPUs) at 1 waits for GPUs from 3 until a ends.
