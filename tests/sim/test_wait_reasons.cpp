@@ -329,18 +329,24 @@ TEST_CASE("preemption causes: every preempting policy's causes agree with its ev
     };
     const std::vector<Case> queue_cases = {{"srtf", "displaced"},
                                            {"srsf", "displaced"},
+                                           {"helios-srtf", "displaced"},
                                            {"las", "displaced"},
+                                           {"blox-las", "displaced"},
                                            {"tiresias", "displaced"},
                                            {"tiresias-gittins", "displaced"},
                                            {"tiresias-sjf", "displaced"},
+                                           {"themis", "displaced"},
                                            {"gavel-las", "round_end"},
+                                           {"gavel-las --param space_sharing=true", "round_end"},
                                            {"gavel-ftf", "round_end"},
+                                           {"gavel-makespan", "round_end"},
                                            {"gavel-max-throughput", "round_end"},
-                                           {"gavel-isolated", "round_end"}};
+                                           {"gavel-isolated", "round_end"},
+                                           {"fifo-het", "round_end"}};
     for (const Case& c : queue_cases) {
         INFO(c.policy);
-        const std::string log = temp_path("causes-" + c.policy + ".jsonl"),
-                          out = temp_path("causes-" + c.policy + ".json");
+        const std::string name = c.policy.substr(0, c.policy.find(' ')) + std::to_string(c.policy.size());
+        const std::string log = temp_path("causes-" + name + ".jsonl"), out = temp_path("causes-" + name + ".json");
         const CliResult r = run_cli(
             fmt::format("run --cluster {}/models/clusters/gavel_108.json --max-jobs 120 --load-scale 6 --policy {} "
                         "--event-log {} --out {}",
