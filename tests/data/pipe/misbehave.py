@@ -8,6 +8,8 @@
   garbage        answers a line that is not JSON
   unknown-action answers an action dlsim does not know
   bad-field      answers a start whose gpus is a string
+  bad-reason     says a job waits for a reason dlsim does not know
+  wait-running   gives a wait reason for job 0, which runs
   twice          answers with the member "actions" twice
   start-twice    starts job 0 again (an invalid decision: the engine refuses it)
   past-call      asks to be called at time 0 (before now)
@@ -56,6 +58,10 @@ for line in sys.stdin:
             reply["actions"] = [{"launch": 0}]
         if mode == "bad-field":
             reply["actions"] = [{"start": 1, "type": 0, "gpus": "one"}]
+        if mode == "bad-reason":
+            reply["actions"] = [{"wait": 1, "reason": "lunch"}]
+        if mode == "wait-running":
+            reply["actions"] = [{"wait": 0, "reason": "resources"}]
         if mode == "start-twice":
             reply["actions"] = [{"start": 0, "type": 0, "gpus": 1}]
         if mode == "past-call":

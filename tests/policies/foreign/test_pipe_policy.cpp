@@ -210,6 +210,14 @@ TEST_CASE("pipe: a child that goes wrong ends the run with exit 2, saying how, a
          "bad-field: call 2: bad reply: action 0: field \"gpus\": expected a non-negative integer, got a "
          "string: '{\"actions\": [{\"start\": 1, \"type\": 0, \"gpus\": \"one\"}], \"next_call\": null}'"},
         {"twice", "twice: call 2: bad reply: member \"actions\" twice: '{\"actions\": [], \"actions\": []}'"},
+        {"bad-reason",
+         "bad-reason: call 2: bad reply: action 0: reason: unknown wait reason \"lunch\" (expected one of resources, "
+         "fragmentation, priority, head_of_line, quota, share, placement_declined, reserved, policy_timer, "
+         "elastic_min, policy): '{\"actions\": [{\"wait\": 1, \"reason\": \"lunch\"}], \"next_call\": null}'"},
+        {"wait-running",
+         "wait-running: invalid decision: policy gave a wait reason for job 0, which is neither queued nor started "
+         "by this answer, or named a reason or a job that does not exist at 982012 us (job '0' (index 0, " +
+             kSource + "/traces/samples/gavel_mix_default.csv:2))"},
         // The engine refuses the decision; the run names the job (the bundled trace's first: id 0, line 2).
         {"start-twice",
          "start-twice: invalid decision: policy started job 0 which is not queued at 982012 us (job '0' "
