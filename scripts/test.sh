@@ -58,13 +58,13 @@ step "sanitizer configure+build" sanitizer_build
 # in the release build above.
 step "sanitizer ctest" ctest --test-dir build-asan -LE "slow|release-only|shared-data" --output-on-failure -j "$jobs"
 
-# Fuzzing smoke run (tests/fuzz/README.md): every libFuzzer target for 2 s from its seed corpus, in the clang
+# Fuzzing smoke run (tests/fuzz/README.md): every libFuzzer target for 1 s from its seed corpus, in the clang
 # build build-fuzz/ (only what the targets link). Any crash, leak, hang or sanitizer report fails the step.
 fuzz_smoke() {
   local t
   for t in $(scripts/fuzz.sh list); do
     mkdir -p build-fuzz/findings/"$t"
-    if ! FUZZ_BUILD_JOBS=$jobs scripts/fuzz.sh "$t" 2 >build-fuzz/findings/"$t"/smoke.log 2>&1; then
+    if ! FUZZ_BUILD_JOBS=$jobs scripts/fuzz.sh "$t" 1 >build-fuzz/findings/"$t"/smoke.log 2>&1; then
       tail -n 40 build-fuzz/findings/"$t"/smoke.log
       return 1
     fi
