@@ -36,7 +36,7 @@ inline constexpr std::string_view wait_reason_name(WaitReason r) { return kWaitR
 
 /// Why a running job lost its GPUs (or moved, or changed size).
 enum class StopCause : std::uint8_t {
-    Unstated,   ///< the policy gave none: the engine derives Displaced or Policy after the call
+    Unstated,   ///< the policy gave none: the engine derives Moved, Displaced or Policy after the call
     Displaced,  ///< the named job took (some of) its GPUs at the same instant
     RoundEnd,   ///< a round-based policy's new round left it out
     Quota,      ///< its GPUs were reclaimed for the named job's virtual cluster (quota borrowing)
