@@ -65,9 +65,10 @@ struct Decisions {
     std::vector<WaitNote> waits;
     WaitReason rest_reason = WaitReason::None;
     JobIdx rest_named = kNobody;
-    /// The engine's default reason for a job that the free GPUs could hold: Policy, or PolicyTimer from a
-    /// policy that decides only at its timer (an interval) and leaves everything as it is until then.
-    WaitReason holding = WaitReason::Policy;
+    /// This answer changes no reason (a policy between the ticks of its timer): the jobs queued before it
+    /// keep theirs, the jobs queued since the last answer get `rest_reason` (or the engine's default), and
+    /// the jobs named by `waits` what they name. Costs O(jobs queued since), not O(queue).
+    bool keep_waits = false;
 
     /// Start queued job j on n GPUs of type t; `nodes` (optional) says exactly where, else the placer does.
     void start(JobIdx j, GpuTypeIdx t, int n, std::span<const NodeShare> nodes = {}) {
@@ -126,7 +127,7 @@ struct Decisions {
         waits.clear();
         rest_reason = WaitReason::None;
         rest_named = kNobody;
-        holding = WaitReason::Policy;
+        keep_waits = false;
     }
 
 private:

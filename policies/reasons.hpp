@@ -17,7 +17,8 @@ inline constexpr JobIdx kNobody = kNoPartner;
 enum class WaitReason : std::uint8_t {
     Resources,          ///< no GPU type it may use has enough free GPUs
     Fragmentation,      ///< enough free GPUs of a type it may use, but the placer found no placement
-    Priority,           ///< other jobs rank before it (names the lowest-ranked of them that runs)
+    Priority,           ///< the jobs ranked before it (or fitting where it does not) hold the GPUs; names the
+                        ///< lowest-ranked job that runs
     HeadOfLine,         ///< strict order: behind the named head of the queue, which does not fit
     Quota,              ///< its virtual cluster's (or user's) GPU quota is used up
     Share,              ///< a round-based policy: its time share of this round is spent

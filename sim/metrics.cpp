@@ -118,6 +118,7 @@ void Metrics::on_arrival(Time t, JobIdx j, const JobInfo&) {
 }
 
 void Metrics::on_wait(Time t, JobIdx, const JobInfo&, WaitReason from, WaitReason to, JobIdx, bool) {
+    if (from == to) return;  // only the job it names changed
     advance(t);
     if (from != WaitReason::None) count_waiting(from, -1);
     if (to != WaitReason::None) count_waiting(to, 1);
@@ -132,6 +133,7 @@ void Metrics::count_waiting(WaitReason r, std::int64_t change) {
 }
 
 void Metrics::on_wait_rest(Time t, WaitReason from, WaitReason to, JobIdx, std::uint64_t jobs) {
+    if (from == to) return;  // only the job it names changed
     advance(t);
     const auto n = static_cast<std::int64_t>(jobs);
     if (from != WaitReason::None) count_waiting(from, -n);

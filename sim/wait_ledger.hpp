@@ -11,13 +11,15 @@
 // The default rule, for a job the policy says nothing about:
 //   - fragmentation: the policy started it in this call and the placer found no placement;
 //   - elastic_min (elastic jobs) / resources: no GPU type it may use has as many free GPUs as it needs;
-//   - policy: GPUs it could use are free, and the policy left it queued without saying why (policy_timer
-//     when the answer says the policy decides only at its timer: Decisions::holding).
+//   - policy: GPUs it could use are free, and the policy left it queued without saying why.
+//
+// An answer that keeps the reasons (Decisions::keep_waits: a policy between its ticks) settles only the
+// jobs queued since the last answer and the ones it names.
 //
 // The common reason costs O(1) per call however long the queue: the jobs that follow it are not visited
-// when it changes. Its history is kept as segments (kept only when the reason itself changes, not the job
-// it names) with running totals per reason, so a job that leaves the group adds the difference of the
-// totals at its leaving and joining times, found by binary search.
+// when it changes. Its history is kept as segments (one per change of the reason itself, not of the job it
+// names) with running totals per reason, so a job that leaves the group adds the difference of the totals
+// at its leaving and joining times: O(1) when the reason did not change meanwhile.
 #include "policies/policy.hpp"
 #include "sim/observer.hpp"
 
@@ -61,10 +63,10 @@ private:
     void set_rest(Time now, WaitReason r, JobIdx named);
     /// Closes j's current interval (individual or common) at `now`; returns the reason it had.
     WaitReason close(Time now, JobIdx j);
-    /// The common reason's running total for each reason at `t`.
-    Totals rest_totals_at(Time t) const;
+    /// The common reason's running total for each reason at `t`, within segment k (t >= its start).
+    Totals rest_totals_at(std::size_t k, Time t) const;
     /// The rule for a job the answer says nothing about (a declined start is settled before it).
-    static WaitReason default_reason(const ClusterView& view, const JobInfo& job, WaitReason holding);
+    static WaitReason default_reason(const ClusterView& view, const JobInfo& job);
 
     static constexpr std::uint32_t kNotQueued = UINT32_MAX;
     /// A job's place in the ledger (one record: a call touches one cache line per job).
@@ -73,6 +75,7 @@ private:
         JobIdx named = kNobody;                // the job its own reason names
         std::uint32_t stamp = 0;               // the settle() that named it
         std::uint32_t queue_pos = kNotQueued;  // its index in queued_
+        std::uint32_t segment = 0;             // following the common reason: the segment it joined in
         WaitReason reason = WaitReason::None;  // its own reason (None: none, or it follows the common one)
         bool in_rest = false;                  // it follows the common reason
     };

@@ -17,7 +17,10 @@ bool interval_tick(const ClusterView& view, const Changes& changes, double inter
     if (!busy) return false;
     const Time interval = to_time(interval_seconds);
     out.next_call = (view.now() / interval + 1) * interval;
-    if (!changes.timer) out.holding = WaitReason::PolicyTimer;  // nothing starts before the next tick
+    if (!changes.timer) {  // nothing starts before the next tick: newcomers wait for it, the others as they were
+        out.keep_waits = true;
+        out.wait_rest(WaitReason::PolicyTimer);
+    }
     return changes.timer;
 }
 

@@ -15,7 +15,7 @@ void track_arrival_order(std::vector<JobIdx>& active, const Changes& changes);
 /// For a policy that decides only every `interval_seconds`, at its multiples (the artifacts' time-stepped
 /// simulators): while it has jobs left (`busy`), asks to be called at the next multiple after now; true
 /// when this call is one of those ticks (a timer call), and otherwise says its jobs wait for that timer
-/// (Decisions::holding). Idle, it asks for nothing: the next arrival calls.
+/// (Decisions::keep_waits). Idle, it asks for nothing: the next arrival calls.
 bool interval_tick(const ClusterView& view, const Changes& changes, double interval_seconds, bool busy, Decisions& out);
 
 /// The jobs not yet finished, in trace order (JobIdx ascending), kept from the calls' Changes.

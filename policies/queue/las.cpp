@@ -84,7 +84,7 @@ void LasPolicy::decide(const ClusterView& view, const Changes& changes, Decision
             running_.push_back(k);
         }
         std::sort(running_.begin(), running_.end());
-        walk_priority(view, order_, running_, waiting_, capacity_, desired_, to_preempt_, [&](JobIdx j) {
+        walk_priority(view, order_, running_, waiting_, capacity_, desired_, to_preempt_, nullptr, [&](JobIdx j) {
             if (view.job(j).state != JobState::Running) started(j);
         });
         for (JobIdx j : to_preempt_) {

@@ -18,10 +18,29 @@
 
 namespace dlsim {
 
+/// Why the jobs a walk leaves waiting wait: the jobs it let run hold the GPUs they would need, each of
+/// those ranked before them or fitting where they did not; `priority` names the lowest-ranked of them. One
+/// common reason for all (Decisions::wait_rest), so a walk adds O(1) to a call and no job's reason flips
+/// between walks that pass it over and walks that never reach it.
+struct WalkReasons {
+    JobIdx last_selected = kNobody;
+    void clear() { last_selected = kNobody; }
+    /// The reason, into the answer.
+    void explain(Decisions& out) const {
+        out.wait_rest(last_selected == kNobody ? WaitReason::Resources : WaitReason::Priority, last_selected);
+    }
+    /// After the fast path (start_in_free_gpus): the jobs left waiting rank as the last full walk left them
+    /// and keep its reason; a newcomer that did not fit in the free GPUs waits for GPUs.
+    static void explain_fast_path(Decisions& out) {
+        out.keep_waits = true;
+        out.wait_rest(WaitReason::Resources);
+    }
+};
+
 /// `running`: any range of keys in walk order (a sorted vector, or a std::set kept up to date).
 template <class Key, class Running, class OnSelected>
 void walk_priority(const ClusterView& view, TypeOrder order, const Running& running, std::set<Key>& waiting,
-                   std::vector<int>& capacity, DesiredState& desired, std::vector<JobIdx>& preempted,
+                   std::vector<int>& capacity, DesiredState& desired, std::vector<JobIdx>& preempted, WalkReasons* why,
                    OnSelected on_selected) {
     const Cluster& cluster = view.cluster();
     capacity.resize(cluster.gpu_types.size());
@@ -29,6 +48,7 @@ void walk_priority(const ClusterView& view, TypeOrder order, const Running& runn
     for (GpuTypeIdx t = 0; t < capacity.size(); ++t) unclaimed += capacity[t] = cluster.gpus_of_type(t);
     desired.clear();
     preempted.clear();
+    if (why) why->clear();
     auto w = waiting.begin();
     auto r = running.begin();
     while (r != running.end() || (w != waiting.end() && unclaimed > 0)) {
@@ -42,6 +62,7 @@ void walk_priority(const ClusterView& view, TypeOrder order, const Running& runn
                 unclaimed -= job.alloc_gpus;
                 desired.keep(j);
                 on_selected(j);
+                if (why) why->last_selected = j;
             } else {
                 preempted.push_back(j);
             }
@@ -54,6 +75,7 @@ void walk_priority(const ClusterView& view, TypeOrder order, const Running& runn
                 unclaimed -= job.num_gpus;
                 desired.want(j, *t, job.num_gpus);
                 on_selected(j);
+                if (why) why->last_selected = j;
                 w = waiting.erase(w);
             } else {
                 ++w;

@@ -1,7 +1,8 @@
 #pragma once
 // The walk of the non-preemptive queue policies (sjf, qssf): start queued jobs in queue order while GPUs
 // are free, each on the type `order` picks among the `available` GPUs per type. `strict` stops at the
-// first job that does not fit (head-of-line blocking, Helios); otherwise it is passed over (SKIP).
+// first job that does not fit (head-of-line blocking, Helios); otherwise it is passed over (SKIP). It
+// gives the reasons of the jobs it leaves waiting (Decisions::wait_rest).
 #include "policies/policy.hpp"
 #include "policies/type_choice.hpp"
 
@@ -14,12 +15,19 @@ namespace dlsim {
 template <class Queue>
 void start_in_order(const ClusterView& view, Queue& queue, TypeOrder order, std::vector<int>& available, int free,
                     bool strict, Decisions& out) {
+    // Why the rest waits: strictly, behind the first job that does not fit; else for GPUs (what the walk
+    // passed over does not fit, and it stops when no GPU is left).
+    out.wait_rest(WaitReason::Resources);
     for (auto it = queue.begin(); it != queue.end() && free > 0;) {
         const JobIdx j = std::get<2>(*it);
         const JobInfo& job = view.job(j);
         const auto t = pick_type(view, job, order, available);
         if (!t) {
-            if (strict) break;
+            if (strict) {
+                out.wait(j, WaitReason::Resources);
+                out.wait_rest(WaitReason::HeadOfLine, j);
+                break;
+            }
             ++it;
             continue;
         }

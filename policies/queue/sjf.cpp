@@ -55,9 +55,10 @@ void SjfPolicy::walk_preemptive(const ClusterView& view, Decisions& out) {
         running_.push_back(k);
     }
     std::sort(running_.begin(), running_.end());
-    walk_priority(view, order_, running_, queue_, available_, desired_, to_preempt_, [](JobIdx) {});
+    walk_priority(view, order_, running_, queue_, available_, desired_, to_preempt_, &why_, [](JobIdx) {});
     for (JobIdx j : to_preempt_) enqueue(view, j);
     desired_.emit(view, out);
+    why_.explain(out);
 }
 
 }  // namespace dlsim

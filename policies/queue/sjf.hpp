@@ -20,6 +20,7 @@
 #include "policies/desired_state.hpp"
 #include "policies/policy.hpp"
 #include "policies/queue/displacement_cost.hpp"
+#include "policies/queue/priority_walk.hpp"
 #include "policies/type_choice.hpp"
 
 #include <set>
@@ -56,6 +57,7 @@ private:
     std::vector<int> available_;  // per type, this call's scratch
     std::vector<Key> running_;    // preemptive: scratch, rebuilt each call
     std::vector<JobIdx> to_preempt_;
+    WalkReasons why_;  // the last full walk's reasons for the jobs it left waiting
     DesiredState desired_;
 };
 

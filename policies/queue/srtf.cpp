@@ -38,7 +38,8 @@ void SrtfPolicy::decide(const ClusterView& view, const Changes& changes, Decisio
             if (view.job(j).state == JobState::Queued) add_waiting(view, j);
     if (tick_ > 0 && view.now() % tick_ != 0) {
         out.next_call = (view.now() / tick_ + 1) * tick_;
-        out.holding = WaitReason::PolicyTimer;  // nothing starts before the next tick
+        out.keep_waits = true;  // nothing starts before the next tick: newcomers wait for it
+        out.wait_rest(WaitReason::PolicyTimer);
         return;
     }
 
@@ -267,6 +268,8 @@ void SrtfPolicy::emit(Decisions& out) const {
     // Every GPU that changes hands is released before any start, as the desired-state helper does.
     for (JobIdx j : preempt_) out.preempt(j);
     for (const Wish& w : starts_) out.start(w.job, w.gpu_type, w.num_gpus);
+    // The fill starts every waiting job that fits the free GPUs: those left do not.
+    out.wait_rest(WaitReason::Resources);
 }
 
 }  // namespace dlsim

@@ -203,6 +203,7 @@ void TiresiasPolicy::decide(const ClusterView& view, const Changes& changes, Dec
             return ranks_drift() ? std::get<0>(k).queue <= last.queue : std::get<0>(k) < last;
         };
         fast = start_in_free_gpus(view, order_, waiting_, fast_, ahead, out, [&](JobIdx j) { selected_.push_back(j); });
+        if (fast) WalkReasons::explain_fast_path(out);
     }
     if (!fast) {
         auto on_selected = [&](JobIdx j) {
@@ -212,15 +213,16 @@ void TiresiasPolicy::decide(const ClusterView& view, const Changes& changes, Dec
             ranked_.clear();
             for (JobIdx j : view.running_jobs()) ranked_.push_back(key(view, j, true));
             std::sort(ranked_.begin(), ranked_.end());
-            walk_priority(view, order_, ranked_, waiting_, capacity_, desired_, to_preempt_, on_selected);
+            walk_priority(view, order_, ranked_, waiting_, capacity_, desired_, to_preempt_, &why_, on_selected);
         } else {
-            walk_priority(view, order_, running_, waiting_, capacity_, desired_, to_preempt_, on_selected);
+            walk_priority(view, order_, running_, waiting_, capacity_, desired_, to_preempt_, &why_, on_selected);
         }
         for (JobIdx j : to_preempt_) {
             unrun(j);
             wait(view, j);
         }
         desired_.emit(view, out);
+        why_.explain(out);
     }
     for (JobIdx j : selected_) run(view, j);
     out.next_call = next_call(view);

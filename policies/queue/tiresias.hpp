@@ -117,6 +117,7 @@ private:
     std::vector<Key> ranked_;                      // scratch: running jobs re-ranked (ranks_drift)
     std::vector<int> capacity_;                    // scratch
     std::vector<JobIdx> to_preempt_, promoted_, selected_;
+    WalkReasons why_;  // the last full walk's reasons for the jobs it left waiting
     FreeGpuWalk<Key> fast_;
     DesiredState desired_;
 };

@@ -190,6 +190,31 @@ TEST_CASE("wait reasons: two free GPUs on two nodes cannot hold a 2-GPU job that
     check_sums(o);
 }
 
+TEST_CASE("wait reasons: a preemptive priority walk names the lowest-ranked job that runs", "[engine][reasons]") {
+    // 1 GPU, sjf preemptive=true strict=false (shortest total duration first). a (10 s) runs from 0; b (3 s) at 1 ranks
+    // first and displaces it: a waits behind b until b ends at 4, then runs 4-13. c (20 s) at 2 ranks last:
+    // behind b until 4, then behind a until 13; it runs 13-33.
+    const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
+                                          "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,1,1,3\nc,2,1,20\n");
+    const RunOutcome o = run_logged(in, "sjf", "reasons-priority", {"preemptive=true", "strict=false"});
+    REQUIRE(finish_s(o, 0) == 13);
+    REQUIRE(start_s(o, 2) == 13);
+    check_only(o, 0, {{WaitReason::Priority, 3}});
+    check_only(o, 1, {});
+    check_only(o, 2, {{WaitReason::Priority, 11}});
+    check_sums(o);
+    // In the log: c joins the queue's common reason (behind b) at 2; at 4 the common reason names a.
+    std::vector<std::string> lines;
+    for (const auto& e : events_of("reasons-priority"))
+        if ((e["event"] == "wait" && e["job_id"] == "c") || e["event"] == "wait_rest")
+            lines.push_back(fmt::format("{} {} {} {}", e["time"].dump(), e["event"].get<std::string>(),
+                                        e["reason"].get<std::string>(), e["behind"].get<std::string>()));
+    CHECK(lines == std::vector<std::string>{"2 wait priority b", "4 wait_rest priority a"});
+    const auto preempts = events_of("reasons-priority", "preempt");
+    REQUIRE(preempts.size() == 1);
+    CHECK(preempts[0]["by"] == "b");
+}
+
 TEST_CASE("wait reasons: a round-based policy's job left out of a round has spent its share", "[engine][reasons]") {
     // 1 GPU, gavel-las, 360 s rounds: a and b (720 s each) arrive at 0 and take the GPU by turns. a runs
     // 0-360 and 720-1080 (its share spent 360-720); b runs 360-720 and 1080-1440 (spent 0-360, 720-1080).
@@ -212,15 +237,19 @@ TEST_CASE("wait reasons: a round-based policy's job left out of a round has spen
 TEST_CASE("wait reasons: a policy that decides every second holds a job that arrives between its ticks",
           "[engine][reasons]") {
     // helios-srtf decides at whole seconds. 1 GPU: a (2 s) arrives at 0.5 on a free GPU and starts at the
-    // tick at 1: it waited for the policy's timer. b (1 s) at 1.25 finds no GPU free: it waits for one
-    // until a ends at 3 (at the tick at 2, a has 1 s left, no more than b: srtf keeps a), then runs 3-4.
+    // tick at 1: it waited for the policy's timer. b (1 s) at 1.25 waits for the tick at 2 too, then for
+    // a's GPU (at 2, a has 1 s left, no more than b: srtf keeps a) until a ends at 3; it runs 3-4. A
+    // call between ticks settles only the jobs queued since the last one: at 2.5 (c arrives and waits for
+    // the tick at 3), b keeps waiting for GPUs.
     const RunInputs in = inputs_from_text(homogeneous_cluster_json(1, 1), kUnusedProfile,
-                                          "job_id,submit_time,num_gpus,duration\na,0.5,1,2\nb,1.25,1,1\n");
+                                          "job_id,submit_time,num_gpus,duration\na,0.5,1,2\nb,1.25,1,1\nc,2.5,1,1\n");
     const RunOutcome o = run_logged(in, "helios-srtf", "reasons-tick");
     REQUIRE(start_s(o, 0) == 1);
     REQUIRE(start_s(o, 1) == 3);
+    REQUIRE(start_s(o, 2) == 4);
     check_only(o, 0, {{WaitReason::PolicyTimer, 0.5}});
-    check_only(o, 1, {{WaitReason::Resources, 1.75}});
+    check_only(o, 1, {{WaitReason::PolicyTimer, 0.75}, {WaitReason::Resources, 1}});
+    check_only(o, 2, {{WaitReason::PolicyTimer, 0.5}, {WaitReason::Resources, 1}});
     check_sums(o);
 }
 
