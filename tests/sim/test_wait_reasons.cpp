@@ -304,7 +304,7 @@ std::map<std::string, int> check_causes(const std::string& path) {
     std::map<std::string, std::vector<int>> nodes_of;  // job -> the nodes it holds now
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const auto& e = lines[i];
-        const std::string what = e["event"], job = e["job_id"].is_string() ? e["job_id"].get<std::string>() : "";
+        const std::string what = e["event"], job = e.value("job_id", std::string());
         if (what == "start" || what == "migrate" || what == "resize") {
             nodes_of[job].clear();
             for (const auto& n : e["nodes"]) nodes_of[job].push_back(n[0].get<int>());
@@ -328,14 +328,14 @@ std::map<std::string, int> check_causes(const std::string& path) {
             const std::string by = e["by"];
             const std::vector<int> held = nodes_of[job];
             CHECK(later_at_same_time([&](const json_fields::Json& l) {
-                if (l["job_id"] != by || !l.contains("nodes")) return false;
+                if (l.value("job_id", std::string()) != by || !l.contains("nodes")) return false;
                 for (const auto& n : l["nodes"])
                     if (std::find(held.begin(), held.end(), n[0].get<int>()) != held.end()) return true;
                 return false;
             }));
         } else if (cause == "moved") {
             CHECK(later_at_same_time(
-                [&](const json_fields::Json& l) { return l["job_id"] == job && l["event"] == "start"; }));
+                [&](const json_fields::Json& l) { return l.value("job_id", std::string()) == job && l["event"] == "start"; }));
         } else {
             CHECK((cause == "round_end" || cause == "quota" || cause == "policy" || cause == "resized" ||
                    cause == "no_place"));
