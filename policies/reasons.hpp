@@ -6,6 +6,8 @@
 #include "models/allocation.hpp"
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace dlsim {
@@ -49,8 +51,29 @@ enum class StopCause : std::uint8_t {
 inline constexpr std::string_view kStopCauseNames[] = {"unstated", "displaced", "round_end", "quota",
                                                        "moved",    "resized",   "no_place",  "policy"};
 inline constexpr std::string_view stop_cause_name(StopCause c) { return kStopCauseNames[static_cast<int>(c)]; }
-/// The causes a policy may state (the others are the engine's own facts).
+/// The causes a policy may state (the others are the engine's own facts), and their names as a message
+/// lists them.
 inline constexpr StopCause kPolicyStopCauses[] = {StopCause::Displaced, StopCause::RoundEnd, StopCause::Quota,
                                                   StopCause::Resized, StopCause::Policy};
+inline constexpr std::string_view kPolicyStopCauseList = "displaced, round_end, quota, resized or policy";
+/// The names of the wait reasons as a message lists them ("resources, fragmentation, ...").
+inline std::string wait_reason_list() {
+    std::string out;
+    for (std::string_view n : kWaitReasonNames) out.append(out.empty() ? "" : ", ").append(n);
+    return out;
+}
+
+/// A wait reason by its name (the names a foreign policy answers with), or none.
+inline std::optional<WaitReason> wait_reason_named(std::string_view name) {
+    for (std::size_t r = 0; r < kWaitReasons; ++r)
+        if (name == kWaitReasonNames[r]) return static_cast<WaitReason>(r);
+    return std::nullopt;
+}
+/// A cause a policy may state, by its name, or none.
+inline std::optional<StopCause> policy_stop_cause_named(std::string_view name) {
+    for (StopCause c : kPolicyStopCauses)
+        if (name == stop_cause_name(c)) return c;
+    return std::nullopt;
+}
 
 }  // namespace dlsim

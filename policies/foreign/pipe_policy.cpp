@@ -92,23 +92,20 @@ public:
             return true;
         }
         if (where_ == Where::Action && (field_ == Reason || field_ == WaitRest)) {
-            for (std::uint32_t r = 0; r < kWaitReasons; ++r)
-                if (s == kWaitReasonNames[r]) {
-                    value_[field_] = r;
-                    return true;
-                }
+            if (const auto r = wait_reason_named(s)) {
+                value_[field_] = static_cast<std::uint32_t>(*r);
+                return true;
+            }
             return fail(fmt::format("action {}: {}: unknown wait reason \"{}\" (expected one of {})", action_index_,
-                                    kFieldNames[field_], s, fmt::join(kWaitReasonNames, ", ")));
+                                    kFieldNames[field_], s, wait_reason_list()));
         }
         if (where_ == Where::Action && field_ == Cause) {
-            for (StopCause c : kPolicyStopCauses)
-                if (s == stop_cause_name(c)) {
-                    value_[field_] = static_cast<std::uint32_t>(c);
-                    return true;
-                }
-            return fail(fmt::format(
-                "action {}: cause: unknown cause \"{}\" (expected displaced, round_end, quota, resized or policy)",
-                action_index_, s));
+            if (const auto c = policy_stop_cause_named(s)) {
+                value_[field_] = static_cast<std::uint32_t>(*c);
+                return true;
+            }
+            return fail(fmt::format("action {}: cause: unknown cause \"{}\" (expected {})", action_index_, s,
+                                    kPolicyStopCauseList));
         }
         return unexpected("a string");
     }

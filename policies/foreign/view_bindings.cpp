@@ -58,19 +58,15 @@ struct PolicyBase {};
 
 /// A wait reason by its name (policies/reasons.hpp); a ValueError naming the vocabulary otherwise.
 WaitReason wait_reason_by_name(const std::string& name) {
-    for (std::size_t r = 0; r < kWaitReasons; ++r)
-        if (name == kWaitReasonNames[r]) return static_cast<WaitReason>(r);
-    std::string known;
-    for (std::string_view n : kWaitReasonNames) known += (known.empty() ? "" : ", ") + std::string(n);
-    throw py::value_error("dlsim: unknown wait reason '" + name + "' (expected one of " + known + ")");
+    if (const auto r = wait_reason_named(name)) return *r;
+    throw py::value_error("dlsim: unknown wait reason '" + name + "' (expected one of " + wait_reason_list() + ")");
 }
 
 /// A preemption cause a policy may give, by its name; a ValueError otherwise.
 StopCause stop_cause_by_name(const std::string& name) {
-    for (StopCause c : kPolicyStopCauses)
-        if (name == stop_cause_name(c)) return c;
-    throw py::value_error("dlsim: unknown preemption cause '" + name +
-                          "' (expected displaced, round_end, quota, resized or policy)");
+    if (const auto c = policy_stop_cause_named(name)) return *c;
+    throw py::value_error("dlsim: unknown preemption cause '" + name + "' (expected " +
+                          std::string(kPolicyStopCauseList) + ")");
 }
 
 py::list to_list(std::span<const JobIdx> jobs) {

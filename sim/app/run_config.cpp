@@ -590,7 +590,7 @@ const RunConfigKey kTable[] = {
      .set = [](RunConfig& c, V v, W) { c.jobs_csv = v.text; }},
     {.key = "event_log",
      .kind = K::Text,
-     .help = "write every start/preemption/finish as JSON lines",
+     .help = "write every arrival, start, preemption (with its cause), finish and wait reason as JSON lines",
      .default_text = "none",
      .example = R"("events.jsonl")",
      .set = [](RunConfig& c, V v, W) { c.event_log = v.text; }},
